@@ -1,0 +1,36 @@
+// buildApp(deps) → the Fastify instance, fully wired. Reads no environment; listens nowhere.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from './deps.ts';
+import { registerAccess } from './http/plugins/access.ts';
+import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerMetrics } from './http/plugins/metrics.ts';
+import { registerOpenApi } from './http/plugins/openapi.ts';
+import { routeModules, type App } from './http/routes/index.ts';
+
+export const API_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: Deps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: API_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await registerOpenApi(app);
+  registerMetrics(app);
+  await registerAccess(app, deps);
+  for (const register of routeModules) await register(app, deps);
+  await app.ready();
+  return app;
+}

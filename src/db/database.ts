@@ -1,0 +1,53 @@
+// Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+// int8 (ids, counts) as JavaScript numbers: herd's ids stay far below 2^53.
+const parseInt8 = (value: string) => Number(value);
+
+export async function openPostgres(connection: string | pg.PoolConfig, poolSize: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    ...(typeof connection === 'string' ? { connectionString: connection } : connection),
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+/** dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests). */
+export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    dataDir: options.dataDir ?? undefined,
+    loadDataDir: options.loadDataDir,
+    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8 },
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+export function openDatabase(config: Config): Promise<DatabaseHandle> {
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, config.databasePoolSize)
+    : openPGlite({ dataDir: config.dataDir });
+}

@@ -1,0 +1,7 @@
+// The ordered list of migrations. Add a file NNNN_name.ts and list it here; never edit a landed one.
+import type { Migration } from 'kysely';
+import * as initial from './0001_initial.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};

@@ -1,0 +1,70 @@
+// Typed errors of every module. One error handler renders them as the API's error envelope.
+
+export type ErrorType =
+  | 'validation_error'
+  | 'authentication_error'
+  | 'invalid_request'
+  | 'throttled_error'
+  | 'server_error';
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string;
+  readonly detail: string;
+  readonly attr: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, type: ErrorType, code: string, detail: string, attr: string | null = null, headers: Record<string, string> = {}) {
+    super(detail);
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.detail = detail;
+    this.attr = attr;
+    this.headers = headers;
+  }
+
+  toBody() {
+    return { type: this.type, code: this.code, detail: this.detail, attr: this.attr };
+  }
+}
+
+export const validationError = (detail: string, attr: string | null = null, code = 'invalid_input') =>
+  new AppError(400, 'validation_error', code, detail, attr);
+
+export const requiredError = (attr: string) => validationError('This field is required.', attr, 'required');
+
+export const notFound = (detail = 'Not found.') => new AppError(404, 'invalid_request', 'not_found', detail);
+
+export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>
+  new AppError(403, 'authentication_error', 'permission_denied', detail);
+
+export const notAuthenticated = () =>
+  new AppError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.');
+
+export const authenticationFailed = (detail = 'Personal API key found in request Authorization header is invalid.', code = 'authentication_failed') =>
+  new AppError(401, 'authentication_error', code, detail);
+
+export const methodNotAllowed = (method: string) =>
+  new AppError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
+
+export const payloadTooLarge = (detail = 'Request body is too large.') =>
+  new AppError(413, 'invalid_request', 'payload_too_large', detail);
+
+export const throttled = (seconds: number) =>
+  new AppError(
+    429,
+    'throttled_error',
+    'throttled',
+    `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+    null,
+    { 'retry-after': String(seconds) },
+  );
+
+export const serverError = () => new AppError(500, 'server_error', 'error', 'A server error occurred.');
+
+/** SQLSTATE 23505: a unique constraint turned down a write, usually a race two requests ran. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

@@ -1,0 +1,106 @@
+// Declarative authorization: a route states `config.access` and this preHandler authenticates the
+// key, resolves the organization or project named in the path, checks scopes, restrictions,
+// membership and level in the platform's order, then applies the key's rate limits.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Deps } from '../../deps.ts';
+import { throttled } from '../../errors.ts';
+import {
+  authenticate,
+  authorizeOrganization,
+  authorizeProject,
+  requireScopes,
+  type Actor,
+  type OrganizationAccess,
+  type ProjectAccess,
+} from '../../modules/access/access.service.ts';
+
+export interface AccessRule {
+  scopes: string[];
+  /** The path parameter naming the organization (an id or "@current"). */
+  organization?: string;
+  /** The path parameter naming the project (an id or "@current"). */
+  project?: string;
+  /** Writes (anything but GET/HEAD) need organization admin or owner. */
+  adminWrites?: boolean;
+  /** Heavier query endpoints have tighter limits. */
+  tier?: 'default' | 'analytics';
+}
+
+interface RequestAccess {
+  actor: Actor;
+  organization?: OrganizationAccess;
+  project?: ProjectAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessRule;
+  }
+  interface FastifyRequest {
+    access: RequestAccess | null;
+  }
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.access) throw new Error('route has no access rule');
+  return request.access.actor;
+}
+
+export function organizationAccessOf(request: FastifyRequest): OrganizationAccess {
+  const access = request.access?.organization ?? request.access?.project;
+  if (!access) throw new Error('route has no organization access rule');
+  return access;
+}
+
+export function projectAccessOf(request: FastifyRequest): ProjectAccess {
+  const access = request.access?.project;
+  if (!access) throw new Error('route has no project access rule');
+  return access;
+}
+
+const LIMITS = {
+  default: { burst: 480, sustained: 4800 },
+  analytics: { burst: 240, sustained: 1200 },
+};
+
+export async function registerAccess(app: FastifyInstance, deps: Deps) {
+  app.decorateRequest('access', null);
+
+  type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; ttlInSeconds?: number }>;
+  let limiters: Record<'default' | 'analytics', Limiter[]> | null = null;
+  if (deps.config.rateLimit) {
+    await app.register(rateLimit, { global: false });
+    const keyOf = (request: FastifyRequest) => request.access?.actor.key.id ?? request.ip;
+    const create = (max: number, timeWindow: string): Limiter =>
+      app.createRateLimit({ max, timeWindow, keyGenerator: keyOf }) as unknown as Limiter;
+    limiters = {
+      default: [create(LIMITS.default.burst, '1 minute'), create(LIMITS.default.sustained, '1 hour')],
+      analytics: [create(LIMITS.analytics.burst, '1 minute'), create(LIMITS.analytics.sustained, '1 hour')],
+    };
+  }
+
+  app.addHook('preHandler', async (request) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule) return;
+    const actor = await authenticate(deps, request.headers.authorization);
+    const params = (request.params ?? {}) as Record<string, string>;
+    const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
+    const access: RequestAccess = { actor };
+    if (rule.project) {
+      access.project = await authorizeProject(deps, actor, params[rule.project] ?? '', { scopes: rule.scopes, admin });
+    } else if (rule.organization) {
+      access.organization = await authorizeOrganization(deps, actor, params[rule.organization] ?? '', { scopes: rule.scopes, admin });
+    } else {
+      requireScopes(actor, rule.scopes);
+    }
+    request.access = access;
+
+    if (limiters) {
+      for (const limiter of limiters[rule.tier ?? 'default']) {
+        const result = await limiter(request);
+        if (!result.isAllowed) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
+      }
+    }
+  });
+}

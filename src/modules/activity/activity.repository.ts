@@ -1,0 +1,47 @@
+// The activity log: who changed what, for roles (scope "Role") and persons (scope "Person").
+import crypto from 'node:crypto';
+import type { Db } from '../../db/database.ts';
+import type { JsonObject } from '../../db/schema.ts';
+
+export interface ActivityChange {
+  type: string;
+  action: string;
+  field: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface NewActivity {
+  organizationId: string;
+  teamId: number | null;
+  scope: string;
+  itemId: string;
+  activity: string;
+  userId: number | null;
+  detail: { changes: ActivityChange[] | null; name: string | null } & JsonObject;
+}
+
+/** Writes one entry; pass the transaction of the change so both land or neither does. */
+export async function recordActivity(db: Db, entry: NewActivity, now: Date): Promise<void> {
+  await recordActivities(db, [entry], now);
+}
+
+export async function recordActivities(db: Db, entries: NewActivity[], now: Date): Promise<void> {
+  if (entries.length === 0) return;
+  await db
+    .insertInto('activity_log')
+    .values(
+      entries.map((entry) => ({
+        organization_id: entry.organizationId,
+        id: crypto.randomUUID(),
+        team_id: entry.teamId,
+        scope: entry.scope,
+        item_id: entry.itemId,
+        activity: entry.activity,
+        user_id: entry.userId,
+        detail: JSON.stringify(entry.detail),
+        created_at: now,
+      })),
+    )
+    .execute();
+}

@@ -1,0 +1,17 @@
+import { Type, type Static } from 'typebox';
+import { DateTime } from '../../http/schemas/common.ts';
+
+export const Organization = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  membership_level: Type.Integer(),
+});
+export type OrganizationWire = Static<typeof Organization>;
+
+export const CreateOrganizationBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+export const OrganizationParams = Type.Object({ id: Type.String() });

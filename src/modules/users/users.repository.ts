@@ -1,0 +1,51 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { UserRow } from '../../db/schema.ts';
+
+export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export interface NewUser {
+  email: string;
+  first_name?: string;
+  last_name?: string;
+}
+
+/** Creates the user, or returns the existing one with that e-mail (ignoring case). */
+export async function findOrCreateUser(db: Db, input: NewUser, now: Date): Promise<{ user: UserRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('users')
+    .values({
+      uuid: crypto.randomUUID(),
+      distinct_id: crypto.randomUUID(),
+      email: input.email,
+      first_name: input.first_name ?? '',
+      last_name: input.last_name ?? '',
+      is_email_verified: null,
+      hedgehog_config: null,
+      role_at_organization: null,
+      last_login: null,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.expression(sql`lower(email)`).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { user: inserted, created: true };
+  const existing = await findUserByEmail(db, input.email);
+  if (!existing) throw new Error('user vanished between insert and select');
+  return { user: existing, created: false };
+}

@@ -1,0 +1,58 @@
+// config → database → migrate → buildApp → listen; SIGTERM/SIGINT close gracefully. The only listener.
+import type { Config } from './config.ts';
+import { buildApp } from './app.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { systemClock, type Deps } from './deps.ts';
+import { createLogger } from './log.ts';
+import type { App } from './http/routes/index.ts';
+
+export interface RunningServer {
+  app: App;
+  deps: Deps;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Extra parts that run beside the HTTP server (the deletion scheduler), started after listen. */
+export type ServerExtension = (deps: Deps) => { stop(): Promise<void> | void };
+export const serverExtensions: ServerExtension[] = [];
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = createLogger(config.logLevel);
+  const handle = await openDatabase(config);
+  const applied = await migrateToLatest(handle.db);
+  if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+  const deps: Deps = { db: handle.db, dbKind: handle.kind, config, clock: systemClock, log };
+  const app = await buildApp(deps);
+  const url = await app.listen({ port: config.port, host: config.host });
+  const extensions = serverExtensions.map((start) => start(deps));
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      for (const extension of extensions) await extension.stop();
+      await app.close();
+      await handle.close();
+    })();
+    return closing;
+  };
+  return { app, deps, url, close };
+}
+
+/** Runs until SIGTERM or SIGINT: stop accepting, finish requests in flight, close the database, exit 0. */
+export async function serveForever(config: Config): Promise<void> {
+  const server = await startServer(config);
+  const shutdown = (signal: string) => {
+    server.deps.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.deps.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,82 @@
+// Each test file gets its own freshly migrated database: a new in-memory PGlite, or on PostgreSQL
+// (TEST_DATABASE_URL) a clone of one migrated template database.
+import crypto from 'node:crypto';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { parse } from 'pg-connection-string';
+import { openPGlite, openPostgres, type DatabaseHandle } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
+
+const TEMPLATE_LOCK = 7_241_001;
+
+/** The pool config of the same server with another database. */
+export function withDatabase(url: string, name: string): pg.PoolConfig {
+  const parsed = parse(url);
+  return { ...(parsed as pg.PoolConfig), database: name };
+}
+
+async function withAdmin<T>(url: string | pg.PoolConfig, work: (admin: Kysely<unknown>) => Promise<T>): Promise<T> {
+  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ ...(typeof url === 'string' ? { connectionString: url } : url), max: 1 }) }) });
+  try {
+    return await work(admin);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConfig; drop: () => Promise<void> }> {
+  const baseName = parse(baseUrl).database || 'postgres';
+  const version = crypto.createHash('sha1').update(Object.keys(migrations).join(',')).digest('hex').slice(0, 10);
+  const template = `${baseName}_tpl_${version}`;
+  const name = `${baseName}_t_${crypto.randomBytes(6).toString('hex')}`;
+  await withAdmin(baseUrl, async (admin) => {
+    await admin.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${TEMPLATE_LOCK})`.execute(conn);
+      try {
+        const exists = await sql<{ n: number }>`select count(*)::int as n from pg_database where datname = ${template}`.execute(conn);
+        if (exists.rows[0].n === 0) {
+          await sql`create database ${sql.id(template)}`.execute(conn);
+          const handle = await openPostgres(withDatabase(baseUrl, template), 1);
+          try {
+            await migrateToLatest(handle.db);
+          } finally {
+            await handle.close();
+          }
+        }
+        await sql`create database ${sql.id(name)} template ${sql.id(template)}`.execute(conn);
+      } finally {
+        await sql`select pg_advisory_unlock(${TEMPLATE_LOCK})`.execute(conn);
+      }
+    });
+  });
+  return {
+    connection: withDatabase(baseUrl, name),
+    drop: () => withAdmin(baseUrl, async (admin) => void (await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin))),
+  };
+}
+
+export interface TestDatabase extends DatabaseHandle {
+  /** For tests that open a second connection pool (two servers on one database). */
+  readonly connection: pg.PoolConfig | null;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl) {
+    const handle = await openPGlite({ dataDir: null });
+    await migrateToLatest(handle.db);
+    return { ...handle, connection: null };
+  }
+  const clone = await clonePostgres(baseUrl);
+  const handle = await openPostgres(clone.connection, 5);
+  return {
+    db: handle.db,
+    kind: handle.kind,
+    connection: clone.connection,
+    close: async () => {
+      await handle.close();
+      await clone.drop();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setupTestApp, type TestContext } from '../helpers/app.ts';
+import { makeTenant, type Tenant } from '../helpers/factories.ts';
+
+describe('http core', () => {
+  let ctx: TestContext;
+  let tenant: Tenant;
+  before(async () => {
+    ctx = await setupTestApp();
+    tenant = await makeTenant(ctx.deps.db);
+  });
+  after(() => ctx.close());
+
+  it('answers health', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/_health' });
+    assert.equal(res.statusCode, 200);
+  });
+
+  it('answers ready when the database answers', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/_ready' });
+    assert.equal(res.statusCode, 200);
+  });
+
+  it('renders an unknown route as the 404 envelope', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/nope' });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+  });
+
+  it('answers 405 for a known path with another method', async () => {
+    const res = await ctx.app.inject({ method: 'PUT', url: '/api/organizations/', headers: tenant.headers });
+    assert.equal(res.statusCode, 405);
+    assert.deepEqual(res.json(), { type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
+  });
+
+  it('answers 401 without credentials', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/organizations/' });
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.json().code, 'not_authenticated');
+  });
+
+  it('lists organizations with a key, with and without trailing slash', async () => {
+    for (const url of ['/api/organizations/', '/api/organizations']) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: tenant.headers });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.equal(body.count, 1);
+      assert.equal(body.results[0].id, tenant.organization.id);
+    }
+  });
+
+  it('resolves @current', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/organizations/@current/', headers: tenant.headers });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().id, tenant.organization.id);
+  });
+
+  it('rejects malformed JSON with 400', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST', url: '/api/organizations/', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: '{"name":',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().type, 'validation_error');
+  });
+
+  it('rejects a bad limit with the parameter named', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/organizations/?limit=abc', headers: tenant.headers });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().attr, 'limit');
+  });
+});
