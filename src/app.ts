@@ -20,6 +20,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     return503OnClosing: true,
+    // verbose: schema errors carry the offending value, which the error messages quote.
+    ajv: { customOptions: { verbose: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);

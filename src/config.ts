@@ -1,5 +1,6 @@
 // The only reader of process.env: every setting is validated once, every bad key reported together.
 import path from 'node:path';
+import { Cron } from 'croner';
 
 export interface Config {
   readonly port: number;
@@ -57,7 +58,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
-  const schedule = env.DELETION_SCHEDULE ?? '0 5 * * 0';
+  const schedule = env.DELETION_SCHEDULE || '0 5 * * 0';
+  if (schedule.toLowerCase() !== 'off') {
+    try {
+      new Cron(schedule, { timezone: 'UTC', paused: true });
+    } catch (error) {
+      problems.push(`DELETION_SCHEDULE must be a cron expression or off, got ${JSON.stringify(schedule)} (${(error as Error).message})`);
+    }
+  }
 
   const siteUrl = url('SITE_URL', ['http:', 'https:']);
 

@@ -11,6 +11,30 @@ export const REDACTED_PATHS = [
   'value',
 ];
 
+// A client that puts its key in the query string (`?personal_api_key=phx_…`) must not leak it into
+// the request log, which records the URL.
+const SECRET_QUERY = /([?&](?:personal_api_key|api_key|apikey|access_token|token)=)[^&#]*/gi;
+const PERSONAL_KEY = /phx_[0-9A-Za-z]+/g;
+
+export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_KEY, 'phx_[redacted]');
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/** Fastify's request serializer with the URL redacted. */
+const serializeRequest = (req: LoggedRequest) => ({
+  method: req.method,
+  url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } }, destination);
 }

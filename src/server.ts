@@ -1,8 +1,10 @@
 // config → database → migrate → buildApp → listen; SIGTERM/SIGINT close gracefully. The only listener.
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger } from './log.ts';
 import type { App } from './http/routes/index.ts';
@@ -16,10 +18,15 @@ export interface RunningServer {
 
 /** Extra parts that run beside the HTTP server (the deletion scheduler), started after listen. */
 export type ServerExtension = (deps: Deps) => { stop(): Promise<void> | void };
-export const serverExtensions: ServerExtension[] = [];
+export const serverExtensions: ServerExtension[] = [(deps) => startDeletionScheduler(deps)];
 
-export async function startServer(config: Config): Promise<RunningServer> {
-  const log = createLogger(config.logLevel);
+export interface ServerOptions {
+  /** Where the JSON log lines go (default stdout; the CLI's --json sends them to stderr). */
+  logDestination?: DestinationStream;
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const log = createLogger(config.logLevel, options.logDestination);
   const handle = await openDatabase(config);
   const applied = await migrateToLatest(handle.db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
@@ -41,8 +48,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 /** Runs until SIGTERM or SIGINT: stop accepting, finish requests in flight, close the database, exit 0. */
-export async function serveForever(config: Config): Promise<void> {
-  const server = await startServer(config);
+export async function serveForever(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const server = await startServer(config, options);
   const shutdown = (signal: string) => {
     server.deps.log.info({ signal }, 'shutting down');
     server.close().then(
@@ -55,4 +62,5 @@ export async function serveForever(config: Config): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  return server;
 }

@@ -1,6 +1,7 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -40,6 +41,8 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
   const pglite = await PGlite.create({
     dataDir: options.dataDir ?? undefined,
     loadDataDir: options.loadDataDir,
+    // Trigram indexes serve the persons search (migration 0004).
+    extensions: { pg_trgm },
     parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8 },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });

@@ -1,16 +1,119 @@
-// The weekly event-deletion batch. Until the deletion work lands this processes nothing.
+// The weekly event-deletion batch: runs every queued task to completion in bounded chunks, under
+// one advisory lock so that of several servers on one PostgreSQL exactly one runs it.
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
+import { recordActivity } from '../modules/activity/activity.repository.ts';
+import {
+  deleteEventsChunk,
+  hasEventsLeft,
+  listPendingDeletions,
+  recordDeletionProgress,
+  type PendingDeletion,
+} from '../modules/deletions/deletions.repository.ts';
 
 export interface DeletionBatchResult {
   processed: number;
   events_deleted: number;
 }
 
+export interface DeletionChunk {
+  team_id: number;
+  task_id: number;
+  deleted: number;
+  completed: boolean;
+}
+
 export interface DeletionBatchOptions {
   /** Called as work progresses (the CLI prints it on stderr). */
   onProgress?: (message: string) => void;
+  /** Called after each committed chunk (metrics, tests). A throw stops the batch like a crash would. */
+  onChunk?: (chunk: DeletionChunk) => void;
+  /** Stops the batch between chunks (server shutdown); the next run resumes where it stopped. */
+  signal?: AbortSignal;
+  /** Events deleted per transaction. */
+  chunkSize?: number;
 }
 
-export async function runDeletionBatch(_deps: Deps, _options: DeletionBatchOptions = {}): Promise<DeletionBatchResult> {
-  return { processed: 0, events_deleted: 0 };
+export const DEFAULT_CHUNK_SIZE = 10_000;
+
+/** One constant key: pg_try_advisory_lock is per database, so each database has its own runner. */
+export const DELETION_LOCK_KEY = 7_241_006;
+
+export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions = {}): Promise<DeletionBatchResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  const log = deps.log.child({ module: 'deletion-batch' });
+  // A session-level lock lives on one connection, so the whole batch runs on that connection.
+  // (On PGlite that is the only connection: other queries wait until the batch is done.)
+  return deps.db.connection().execute(async (conn) => {
+    const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${DELETION_LOCK_KEY}::bigint) as locked`.execute(conn);
+    if (!locked.rows[0]?.locked) {
+      progress('another runner holds the deletion lock; nothing to do');
+      log.info('deletion batch skipped: another runner holds the lock');
+      return { processed: 0, events_deleted: 0 };
+    }
+    try {
+      const result = await runLocked(conn, deps, options, progress);
+      log.info(result, 'deletion batch done');
+      return result;
+    } finally {
+      await sql`select pg_advisory_unlock(${DELETION_LOCK_KEY}::bigint)`.execute(conn);
+    }
+  });
+}
+
+async function runLocked(
+  conn: Db,
+  deps: Deps,
+  options: DeletionBatchOptions,
+  progress: (message: string) => void,
+): Promise<DeletionBatchResult> {
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const tasks = await listPendingDeletions(conn);
+  progress(`${tasks.length} deletion task${tasks.length === 1 ? '' : 's'} queued`);
+  const result: DeletionBatchResult = { processed: 0, events_deleted: 0 };
+  for (const task of tasks) {
+    let completed = false;
+    while (!completed) {
+      options.signal?.throwIfAborted();
+      const chunk = await conn.transaction().execute(async (trx) => runChunk(trx, deps, task, chunkSize));
+      completed = chunk.completed;
+      result.events_deleted += chunk.deleted;
+      options.onChunk?.({ team_id: task.team_id, task_id: task.id, deleted: chunk.deleted, completed });
+      if (chunk.deleted > 0 || completed) {
+        progress(`task ${task.id} (person ${task.person_uuid}): ${chunk.deleted} events deleted${completed ? `, done (${chunk.total} in all)` : ''}`);
+      }
+    }
+    result.processed += 1;
+  }
+  progress(`processed ${result.processed} tasks, deleted ${result.events_deleted} events`);
+  return result;
+}
+
+/**
+ * One transaction: delete a chunk, and when it was the last one, verify nothing is left and mark
+ * the task done with its activity entry — so a task is never verified while events remain, and a
+ * batch stopped between chunks leaves the task pending with its count so far.
+ */
+async function runChunk(trx: Db, deps: Deps, task: PendingDeletion, chunkSize: number) {
+  const deleted = await deleteEventsChunk(trx, task, chunkSize);
+  const done = deleted < chunkSize && !(await hasEventsLeft(trx, task));
+  const now = deps.clock.now();
+  const total = await recordDeletionProgress(trx, task, deleted, done ? now : null);
+  if (done) {
+    await recordActivity(
+      trx,
+      {
+        organizationId: task.organization_id,
+        teamId: task.team_id,
+        scope: 'Person',
+        itemId: String(task.person_id),
+        activity: 'deletion_completed',
+        userId: null,
+        detail: { changes: null, name: task.person_uuid },
+      },
+      now,
+    );
+  }
+  return { deleted, completed: done, total };
 }

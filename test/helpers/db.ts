@@ -52,8 +52,21 @@ async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConf
   });
   return {
     connection: withDatabase(baseUrl, name),
-    drop: () => withAdmin(baseUrl, async (admin) => void (await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin))),
+    drop: () => withAdmin(baseUrl, (admin) => dropWhenDisconnected(admin, name)),
   };
+}
+
+/**
+ * pg's Pool.end() resolves before its sockets have closed; a forced drop would then kill backends
+ * whose clients still listen and raise an uncaught error in the test. Wait for them to leave first.
+ */
+async function dropWhenDisconnected(admin: Kysely<unknown>, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin);
+    if (rows[0].n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
 }
 
 export interface TestDatabase extends DatabaseHandle {

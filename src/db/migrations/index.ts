@@ -1,7 +1,9 @@
 // The ordered list of migrations. Add a file NNNN_name.ts and list it here; never edit a landed one.
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial.ts';
+import * as persons from './0004_persons.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0004_persons': persons,
 };

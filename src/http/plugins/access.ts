@@ -1,5 +1,5 @@
-// Declarative authorization: a route states `config.access` and this preHandler authenticates the
-// key, resolves the organization or project named in the path, checks scopes, restrictions,
+// Declarative authorization: a route states `config.access` and a preValidation hook authenticates
+// the key, resolves the organization or project named in the path, checks scopes, restrictions,
 // membership and level in the platform's order, then applies the key's rate limits.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
@@ -67,20 +67,24 @@ const LIMITS = {
 export async function registerAccess(app: FastifyInstance, deps: Deps) {
   app.decorateRequest('access', null);
 
-  type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; ttlInSeconds?: number }>;
+  // `isAllowed` only means "on the allow list"; `isExceeded` is the verdict.
+  type Limiter = (request: FastifyRequest) => Promise<{ isExceeded: boolean; ttlInSeconds?: number }>;
   let limiters: Record<'default' | 'analytics', Limiter[]> | null = null;
   if (deps.config.rateLimit) {
     await app.register(rateLimit, { global: false });
     const keyOf = (request: FastifyRequest) => request.access?.actor.key.id ?? request.ip;
     const create = (max: number, timeWindow: string): Limiter =>
       app.createRateLimit({ max, timeWindow, keyGenerator: keyOf }) as unknown as Limiter;
+    const ordinary = [create(LIMITS.default.burst, '1 minute'), create(LIMITS.default.sustained, '1 hour')];
+    // As the platform's heavier endpoints: their own buckets on top of the ordinary ones.
     limiters = {
-      default: [create(LIMITS.default.burst, '1 minute'), create(LIMITS.default.sustained, '1 hour')],
-      analytics: [create(LIMITS.analytics.burst, '1 minute'), create(LIMITS.analytics.sustained, '1 hour')],
+      default: ordinary,
+      analytics: [...ordinary, create(LIMITS.analytics.burst, '1 minute'), create(LIMITS.analytics.sustained, '1 hour')],
     };
   }
 
-  app.addHook('preHandler', async (request) => {
+  // preValidation, not preHandler: a bad key or a missing permission answers before body validation does.
+  app.addHook('preValidation', async (request) => {
     const rule = request.routeOptions.config.access;
     if (!rule) return;
     const actor = await authenticate(deps, request.headers.authorization);
@@ -99,7 +103,7 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     if (limiters) {
       for (const limiter of limiters[rule.tier ?? 'default']) {
         const result = await limiter(request);
-        if (!result.isAllowed) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
+        if (result.isExceeded) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
       }
     }
   });

@@ -1,5 +1,8 @@
-// Deletion tasks: queued by person deletes, run by the weekly batch.
+// Deletion tasks: queued by person deletes, run by the weekly batch, listed by deletion_status.
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { recordActivities } from '../activity/activity.repository.ts';
 
 export interface QueuedDeletion {
   teamId: number;
@@ -9,8 +12,11 @@ export interface QueuedDeletion {
   createdById: number | null;
 }
 
-/** Queues the deletion of a person's events. Call inside the transaction that deletes the person. */
-export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: Date): Promise<number> {
+/**
+ * Queues the deletion of a person's events. Call inside the transaction that deletes the person.
+ * With `organizationId`, each task also gets a `deletion_queued` activity entry on the person.
+ */
+export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: Date, organizationId?: string): Promise<number> {
   if (tasks.length === 0) return 0;
   await db
     .insertInto('deletion_tasks')
@@ -26,5 +32,115 @@ export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: 
       })),
     )
     .execute();
+  if (organizationId) {
+    await recordActivities(
+      db,
+      tasks.map((task) => ({
+        organizationId,
+        teamId: task.teamId,
+        scope: 'Person',
+        itemId: String(task.personId),
+        activity: 'deletion_queued',
+        userId: task.createdById,
+        detail: { changes: null, name: task.personUuid },
+      })),
+      now,
+    );
+  }
   return tasks.length;
+}
+
+export interface PendingDeletion {
+  team_id: number;
+  id: number;
+  organization_id: string;
+  person_id: number;
+  person_uuid: string;
+  distinct_ids: string[];
+}
+
+/** Every task not yet verified, oldest first, with the organization its activity entry belongs to. */
+export async function listPendingDeletions(db: Db): Promise<PendingDeletion[]> {
+  return db
+    .selectFrom('deletion_tasks')
+    .innerJoin('teams', 'teams.id', 'deletion_tasks.team_id')
+    .select([
+      'deletion_tasks.team_id',
+      'deletion_tasks.id',
+      'teams.organization_id',
+      'deletion_tasks.person_id',
+      'deletion_tasks.person_uuid',
+      'deletion_tasks.distinct_ids',
+    ])
+    .where('deletion_tasks.delete_verified_at', 'is', null)
+    .where('deletion_tasks.deletion_type', '=', 'person')
+    .orderBy('deletion_tasks.created_at')
+    .orderBy('deletion_tasks.team_id')
+    .orderBy('deletion_tasks.id')
+    .execute();
+}
+
+type EventsScope = ExpressionBuilder<Database, 'events'>;
+
+/**
+ * The events a task deletes, always inside its project: those attributed to the person, and those
+ * sent with one of its distinct ids (PostHog deletes "by person id and by their distinct ids").
+ * A distinct-id match is skipped when the event belongs to a person that exists now: after the
+ * delete, capture may hand a listed distinct id to a NEW person, whose events are not the queued
+ * person's. Events of persons merged into the deleted one (their rows are gone) still match.
+ */
+function eventsOfTask(task: PendingDeletion) {
+  return (eb: EventsScope) =>
+    eb.and([
+      eb('events.team_id', '=', task.team_id),
+      eb.or([
+        eb('events.person_id', '=', task.person_id),
+        eb.and([
+          eb('events.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids))),
+          eb.or([
+            eb('events.person_id', 'is', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('persons')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('persons.team_id', '=', 'events.team_id')
+                  .whereRef('persons.id', '=', 'events.person_id'),
+              ),
+            ),
+          ]),
+        ]),
+      ]),
+    ]);
+}
+
+/** Deletes at most `limit` of the task's events; one bounded statement, so no giant lock. */
+export async function deleteEventsChunk(db: Db, task: PendingDeletion, limit: number): Promise<number> {
+  const doomed = db.selectFrom('events').select('events.id').where(eventsOfTask(task)).limit(limit);
+  const result = await db
+    .deleteFrom('events')
+    .where('events.team_id', '=', task.team_id)
+    .where('events.id', 'in', doomed)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function hasEventsLeft(db: Db, task: PendingDeletion): Promise<boolean> {
+  const row = await db.selectFrom('events').select('events.id').where(eventsOfTask(task)).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Adds a chunk's count to the task; `verifiedAt` marks it done. Returns the task's total. */
+export async function recordDeletionProgress(db: Db, task: PendingDeletion, deleted: number, verifiedAt: Date | null): Promise<number> {
+  const row = await db
+    .updateTable('deletion_tasks')
+    .set((eb) => ({
+      events_deleted: eb('events_deleted', '+', deleted),
+      ...(verifiedAt ? { delete_verified_at: verifiedAt } : {}),
+    }))
+    .where('team_id', '=', task.team_id)
+    .where('id', '=', task.id)
+    .returning('events_deleted')
+    .executeTakeFirst();
+  return row?.events_deleted ?? 0;
 }

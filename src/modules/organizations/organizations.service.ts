@@ -1,6 +1,7 @@
 // Organizations and their memberships: creation, listing, levels.
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import type { MembershipRow, OrganizationRow } from '../../db/schema.ts';
 import { OWNER_LEVEL } from '../access/access.service.ts';
 
@@ -14,7 +15,7 @@ export async function addMembership(db: Db, organizationId: string, userId: numb
 
 /** Creates an organization with the user as its owner. */
 export async function createOrganization(db: Db, input: { name: string; ownerId: number }, now: Date): Promise<OrganizationRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const organization = await trx
       .insertInto('organizations')
       .values({ id: crypto.randomUUID(), name: input.name, created_at: now, updated_at: now })

@@ -20,3 +20,27 @@ export function findFirstTeamOfOrganization(db: Db, organizationId: string): Pro
     .limit(1)
     .executeTakeFirst();
 }
+
+export interface ProjectRestrictions {
+  organizations: string[] | null;
+  teams: number[] | null;
+}
+
+/** The projects of every organization the user belongs to, within a key's restrictions, oldest first. */
+export async function listProjectsOfUser(
+  db: Db,
+  userId: number,
+  page: { limit: number; offset: number },
+  restrictions: ProjectRestrictions,
+): Promise<{ count: number; rows: TeamRow[] }> {
+  let base = db
+    .selectFrom('teams as t')
+    .innerJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', userId));
+  if (restrictions.organizations && restrictions.organizations.length > 0) base = base.where('t.organization_id', 'in', restrictions.organizations);
+  if (restrictions.teams && restrictions.teams.length > 0) base = base.where('t.id', 'in', restrictions.teams);
+  const [{ count }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+    base.selectAll('t').orderBy('t.created_at').orderBy('t.id').limit(page.limit).offset(page.offset).execute(),
+  ]);
+  return { count, rows };
+}

@@ -1,0 +1,13 @@
+import { sql } from 'kysely';
+import { openPostgres } from '/work/main/src/db/database.ts';
+import { parseFunnel, funnelPersonsSql } from '/work/main/src/analytics/funnel-steps.ts';
+const handle = await openPostgres('postgres://root@/herd_bench_analytics?host=/var/run/postgresql', 1);
+const team = (await sql<{ id: number }>`select id from teams limit 1`.execute(handle.db)).rows[0].id;
+const context = { db: handle.db, teamId: team, timezone: 'UTC', now: new Date('2024-02-01T00:00:00Z') };
+const raw = { events: JSON.stringify([{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }, { id: 'purchase', order: 2 }]), date_from: '2024-01-02', date_to: '2024-01-31', funnel_order_type: process.argv[2] ?? 'ordered' };
+const spec = await parseFunnel(raw, context);
+await sql`set work_mem = '${sql.raw(process.argv[3] ?? '4MB')}'`.execute(handle.db);
+const q = sql`explain (analyze, buffers off) select count(*) from (${funnelPersonsSql(context, spec)}) f where f.steps >= 3`;
+const res = await q.execute(handle.db);
+for (const row of res.rows as Record<string, string>[]) console.log(row['QUERY PLAN']);
+await handle.close();

@@ -1,0 +1,115 @@
+// Analytical persons views under load: seeds N events over M persons with one bulk SQL generator,
+// then times the trends, 3-step funnel and lifecycle persons endpoints through the real app,
+// beside a plain `count(*)` of the same events measured in the same run.
+//   node bench/analytics.bench.ts --db postgres --url postgres://root@/herd_bench_analytics?host=/var/run/postgresql
+//   node bench/analytics.bench.ts --db pglite --events 100000 --persons 10000
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { defaultConfig } from '../src/config.ts';
+import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { makeTenant } from '../test/helpers/factories.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'postgres' },
+    url: { type: 'string', default: 'postgres://root@/herd_bench_analytics?host=/var/run/postgresql' },
+    events: { type: 'string', default: '1000000' },
+    persons: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '15' },
+  },
+});
+const EVENTS = Number(args.events);
+const PERSONS = Number(args.persons);
+const RUNS = Number(args.runs);
+const DAYS = 30;
+const END = new Date('2024-02-01T00:00:00Z');
+
+async function open(): Promise<DatabaseHandle> {
+  if (args.db === 'pglite') return openPGlite({ dataDir: null });
+  const handle = await openPostgres(args.url, 4);
+  // A clean slate each run: the bench owns this database.
+  await sql`drop schema public cascade`.execute(handle.db);
+  await sql`create schema public`.execute(handle.db);
+  return handle;
+}
+
+async function seed(handle: DatabaseHandle, teamId: number) {
+  const { db } = handle;
+  const started = performance.now();
+  await sql`insert into persons (team_id, uuid, properties, created_at)
+    select ${teamId}, gen_random_uuid(), jsonb_build_object('email', 'user' || g || '@example.com', 'plan', case when g % 5 = 0 then 'pro' else 'free' end),
+      ${END}::timestamptz - ${DAYS + 10} * interval '1 day' + (g % ${DAYS + 10}) * interval '1 day'
+    from generate_series(1, ${PERSONS}) g`.execute(db);
+  await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
+    select team_id, 'user-' || id, id from persons where team_id = ${teamId}`.execute(db);
+  const base = await sql<{ min: number }>`select min(id) as min from persons where team_id = ${teamId}`.execute(db);
+  const first = Number(base.rows[0].min);
+  // Event mix: half pageviews, then signups, purchases and noise; times spread over the last 30 days.
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+    select ${teamId}, gen_random_uuid(),
+      case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
+      'user-' || pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
+      ${END}::timestamptz - random() * ${DAYS} * interval '1 day'
+    from (select g, random() as r, ${first} + (g % ${PERSONS}) as pid from generate_series(1, ${EVENTS}) g) s`.execute(db);
+  await sql`analyze`.execute(db);
+  return performance.now() - started;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
+}
+
+async function time(label: string, run: () => Promise<unknown>) {
+  await run();
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    await run();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((x, y) => x - y);
+  return { label, p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
+}
+
+async function main() {
+  const handle = await open();
+  await migrateToLatest(handle.db);
+  const tenant = await makeTenant(handle.db);
+  const teamId = tenant.project.id;
+  const seedMs = await seed(handle, teamId);
+  const app = await buildApp({
+    db: handle.db,
+    dbKind: handle.kind,
+    config: defaultConfig({ rateLimit: false }),
+    clock: { now: () => END },
+    log: createLogger('silent'),
+  });
+  const get = async (view: string, params: Record<string, unknown>) => {
+    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/persons/${view}/?${query}`, headers: tenant.headers });
+    if (res.statusCode !== 200) throw new Error(`${view}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const month = { date_from: '2024-01-02', date_to: '2024-01-31' };
+  const steps = [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }, { id: 'purchase', order: 2 }];
+  const results = [
+    await time('count(*) of the month (baseline)', () => sql`select count(*) from events where team_id = ${teamId} and timestamp >= '2024-01-02' and timestamp < '2024-02-01'`.execute(handle.db)),
+    await time('count(*) of one day\'s $pageview (baseline)', () => sql`select count(*) from events where team_id = ${teamId} and event = '$pageview' and timestamp >= '2024-01-15' and timestamp < '2024-01-16'`.execute(handle.db)),
+    await time('trends persons, one day bucket', () => get('trends', { entity_id: '$pageview', entity_type: 'events', date_from: '2024-01-15', date_to: '2024-01-15' })),
+    await time('trends persons, whole month (ActionsTable)', () => get('trends', { entity_id: '$pageview', entity_type: 'events', display: 'ActionsTable', ...month })),
+    await time('funnel persons, 3 steps, month, step 3', () => get('funnel', { events: steps, funnel_step: '3', ...month })),
+    await time('funnel persons, 3 steps, month, drop-off -2', () => get('funnel', { events: steps, funnel_step: '-2', ...month })),
+    await time('lifecycle persons, month, dormant', () => get('lifecycle', { events: [{ id: '$pageview' }], target_date: '2024-01-15', lifecycle_type: 'dormant', ...month })),
+  ];
+  console.log(`\n${handle.kind}: ${EVENTS} events, ${PERSONS} persons (seeded in ${(seedMs / 1000).toFixed(1)} s), ${RUNS} runs each\n`);
+  console.log('| query | p50 ms | p95 ms |');
+  console.log('|---|---:|---:|');
+  for (const result of results) console.log(`| ${result.label} | ${result.p50.toFixed(1)} | ${result.p95.toFixed(1)} |`);
+  await app.close();
+  await handle.close();
+}
+
+await main();

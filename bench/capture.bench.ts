@@ -1,0 +1,128 @@
+// Capture throughput: synthetic batches of 100 events — half create new persons, half $set on
+// existing ones — through ingestEvents (and through HTTP with gzip bodies), each beside a baseline
+// measured in the same run: the same events written by a plain multi-row INSERT into `events`.
+//   node bench/capture.bench.ts                      (PGlite in memory)
+//   node bench/capture.bench.ts --pg "postgres://root@/herd_bench?host=/var/run/postgresql"
+import zlib from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.ts';
+import { defaultConfig } from '../src/config.ts';
+import type { Db } from '../src/db/database.ts';
+import type { TeamRow } from '../src/db/schema.ts';
+import type { Deps } from '../src/deps.ts';
+import { systemClock } from '../src/deps.ts';
+import { ingestEvents, type CaptureEvent } from '../src/ingestion/ingest.ts';
+import { uuidV7 } from '../src/ingestion/uuid.ts';
+import { createLogger } from '../src/log.ts';
+import { makeTenant } from '../test/helpers/factories.ts';
+import { describeDatabase, formatRate, median, openBenchDatabase, printTable, ratio, timed, type Row } from './lib.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    pg: { type: 'string' },
+    events: { type: 'string', default: '10000' },
+    batch: { type: 'string', default: '100' },
+    existing: { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const EVENTS = Number(args.events);
+const BATCH = Number(args.batch);
+const EXISTING = Number(args.existing);
+const ROUNDS = Number(args.rounds);
+
+/** Batches of BATCH events: even ones create a new person, odd ones $set on an existing one. */
+function makeBatches(round: string, count: number): CaptureEvent[][] {
+  const batches: CaptureEvent[][] = [];
+  let n = 0;
+  for (let b = 0; n < count; b++) {
+    const batch: CaptureEvent[] = [];
+    for (let i = 0; i < BATCH && n < count; i++, n++) {
+      const fresh = n % 2 === 0;
+      const distinctId = fresh ? `new-${round}-${n}` : `existing-${Math.floor(Math.random() * EXISTING)}`;
+      batch.push({
+        event: fresh ? 'signed up' : 'plan changed',
+        distinct_id: distinctId,
+        uuid: uuidV7(),
+        timestamp: new Date().toISOString(),
+        properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $browser: 'Firefox', round },
+        $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
+      });
+    }
+    batches.push(batch);
+  }
+  return batches;
+}
+
+/** The baseline: the same events as rows, one multi-row INSERT per batch, no person work. */
+async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
+  for (const batch of batches) {
+    await db
+      .insertInto('events')
+      .values(
+        batch.map((event) => ({
+          team_id: team.id,
+          uuid: event.uuid as string,
+          event: event.event,
+          distinct_id: event.distinct_id,
+          person_id: null,
+          properties: JSON.stringify({ ...event.properties, $set: event.$set }),
+          person_properties: '{}',
+          timestamp: new Date(event.timestamp as string),
+        })),
+      )
+      .execute();
+  }
+}
+
+async function ingestAll(deps: Deps, team: TeamRow, batches: CaptureEvent[][]) {
+  for (const batch of batches) await ingestEvents(deps, deps.db, team, batch);
+}
+
+async function main() {
+  const pg = args.pg ?? null;
+  const handle = await openBenchDatabase(pg, 4);
+  const deps: Deps = { db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
+  const app = await buildApp(deps);
+  const tenant = await makeTenant(handle.db);
+  const team = tenant.project;
+  const seedBatches: CaptureEvent[][] = [];
+  for (let i = 0; i < EXISTING; i += 500) {
+    seedBatches.push(Array.from({ length: Math.min(500, EXISTING - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
+  }
+  await ingestAll(deps, team, seedBatches);
+
+  const postAll = async (batches: CaptureEvent[][]) => {
+    for (const batch of batches) {
+      const body = zlib.gzipSync(JSON.stringify({ api_key: team.api_token, batch, sent_at: new Date().toISOString() }));
+      const response = await app.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: body });
+      if (response.statusCode !== 200) throw new Error(`capture answered ${response.statusCode}: ${response.body}`);
+    }
+  };
+
+  // Warm-up: JIT, plans and caches, not measured.
+  await insertRaw(handle.db, team, makeBatches('warm-raw', 1000));
+  await ingestAll(deps, team, makeBatches('warm-ingest', 1000));
+  await postAll(makeBatches('warm-http', 1000));
+
+  const rates = { raw: [] as number[], ingest: [] as number[], http: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const raw = await timed(() => insertRaw(handle.db, team, makeBatches(`raw-${round}`, EVENTS)));
+    rates.raw.push(EVENTS / (raw.ms / 1000));
+    const ingest = await timed(() => ingestAll(deps, team, makeBatches(`ingest-${round}`, EVENTS)));
+    rates.ingest.push(EVENTS / (ingest.ms / 1000));
+    const http = await timed(() => postAll(makeBatches(`http-${round}`, EVENTS)));
+    rates.http.push(EVENTS / (http.ms / 1000));
+  }
+  const baseline = median(rates.raw);
+  const rows: Row[] = [
+    { path: 'plain multi-row INSERT into events (baseline)', 'events/s (median)': formatRate(baseline), 'vs baseline': ratio(baseline, baseline) },
+    { path: 'ingestEvents (persons + events, one transaction per batch)', 'events/s (median)': formatRate(median(rates.ingest)), 'vs baseline': ratio(median(rates.ingest), baseline) },
+    { path: 'POST /batch/ (gzip JSON, app.inject)', 'events/s (median)': formatRate(median(rates.http)), 'vs baseline': ratio(median(rates.http), baseline) },
+  ];
+  printTable(`Capture on ${describeDatabase(pg)}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, half new persons, half $set on ${EXISTING} existing`, rows);
+  await app.close();
+  await handle.close();
+}
+
+await main();

@@ -1,0 +1,55 @@
+// A small harness shared by the benchmarks: open PGlite or a PostgreSQL database (fresh schema,
+// migrated), time a function, and print a table with each figure's ratio to a baseline.
+import { sql } from 'kysely';
+import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+/**
+ * PGlite in memory when `pgUrl` is null; else that PostgreSQL database, emptied first — the bench
+ * owns it, so point it at a database made for benchmarks (e.g. `createdb herd_bench`).
+ */
+export async function openBenchDatabase(pgUrl: string | null, poolSize = 4): Promise<DatabaseHandle> {
+  const handle = pgUrl ? await openPostgres(pgUrl, poolSize) : await openPGlite({ dataDir: null });
+  if (pgUrl) {
+    await sql`drop schema public cascade`.execute(handle.db);
+    await sql`create schema public`.execute(handle.db);
+  }
+  await migrateToLatest(handle.db);
+  return handle;
+}
+
+export const describeDatabase = (pgUrl: string | null) => (pgUrl ? `PostgreSQL (${pgUrl.replace(/\/\/[^@/]*@/, '//')})` : 'PGlite (in memory)');
+
+/** Milliseconds `work` took, with its value. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** `value / baseline` as "0.42×". */
+export const ratio = (value: number, baseline: number): string => `${(value / baseline).toFixed(2)}×`;
+
+export type Row = Record<string, string | number>;
+
+/** A Markdown table, ready to paste into BENCHMARKS.md. */
+export function formatTable(rows: Row[]): string {
+  if (rows.length === 0) return '';
+  const columns = Object.keys(rows[0]);
+  const cells = rows.map((row) => columns.map((column) => String(row[column] ?? '')));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((cell) => cell[i].length)));
+  const line = (values: string[]) => `| ${values.map((value, i) => value.padEnd(widths[i])).join(' | ')} |`;
+  return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+export function printTable(title: string, rows: Row[]): void {
+  process.stdout.write(`\n${title}\n\n${formatTable(rows)}\n`);
+}
+
+export const formatRate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US');

@@ -1,0 +1,150 @@
+// The persons API at scale: seeds persons (and one distinct id each) with one bulk SQL generator in
+// steps (e.g. 10k then 1M), and at each size times retrieve, list pages, a properties filter, a
+// search and the streamed CSV export through the real app, each beside the same SQL run directly
+// through the driver in the same run.
+//   node bench/persons.bench.ts --db postgres --url postgres://root@/herd_bench_persons?host=/var/run/postgresql
+//   node bench/persons.bench.ts --db pglite --sizes 10000,100000
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { defaultConfig } from '../src/config.ts';
+import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { makeTenant } from '../test/helpers/factories.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'postgres' },
+    url: { type: 'string', default: 'postgres://root@/herd_bench_persons?host=/var/run/postgresql' },
+    sizes: { type: 'string', default: '10000,1000000' },
+    runs: { type: 'string', default: '20' },
+    csv: { type: 'string', default: 'on' },
+  },
+});
+const SIZES = args.sizes.split(',').map(Number);
+const RUNS = Number(args.runs);
+const START = new Date('2024-01-01T00:00:00Z');
+
+async function open(): Promise<DatabaseHandle> {
+  if (args.db === 'pglite') return openPGlite({ dataDir: null });
+  const handle = await openPostgres(args.url, 4);
+  // A clean slate each run: the bench owns this database.
+  await sql`drop schema public cascade`.execute(handle.db);
+  await sql`create schema public`.execute(handle.db);
+  return handle;
+}
+
+/** Persons from..to as capture would leave them: properties, a uuid, one distinct id, a creation time. */
+async function seed(handle: DatabaseHandle, teamId: number, from: number, to: number) {
+  const started = performance.now();
+  await sql`insert into persons (team_id, uuid, properties, created_at)
+    select ${teamId}::integer, gen_random_uuid(),
+      jsonb_build_object('email', 'user' || g || '@example.com', 'name', 'User ' || g,
+        'plan', case when g % 5 = 0 then 'pro' else 'free' end, '$browser', case when g % 3 = 0 then 'Firefox' else 'Chrome' end),
+      ${START.toISOString()}::timestamptz + g * interval '1 second'
+    from generate_series(${from}::integer, ${to}::integer) g`.execute(handle.db);
+  await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
+    select team_id, 'user-' || (properties ->> 'name'), id from persons p
+    where team_id = ${teamId}::integer and not exists (select 1 from person_distinct_ids d where d.team_id = p.team_id and d.person_id = p.id)`.execute(handle.db);
+  await sql`analyze`.execute(handle.db);
+  return performance.now() - started;
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((x, y) => x - y);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+async function time(run: () => Promise<unknown>, runs = RUNS): Promise<number> {
+  await run();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await run();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+async function main() {
+  const handle = await open();
+  await migrateToLatest(handle.db);
+  const tenant = await makeTenant(handle.db);
+  const teamId = tenant.project.id;
+  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
+  const base = `/api/projects/${teamId}/persons`;
+  const get = async (url: string) => {
+    const res = await app.inject({ method: 'GET', url, headers: tenant.headers });
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    return res;
+  };
+  const db = handle.db;
+  // The baseline: the rows of one page and their distinct ids, straight through the driver.
+  const rawPage = async (where: ReturnType<typeof sql>, offset: number) => {
+    const rows = await sql<{ id: number }>`select p.id, p.uuid, p.properties, p.created_at from persons p
+      where p.team_id = ${teamId}::integer and ${where} order by p.created_at desc, p.id desc limit 100 offset ${offset}::integer`.execute(db);
+    const ids = rows.rows.map((row) => row.id);
+    if (ids.length > 0) await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('team_id', '=', teamId).where('person_id', 'in', ids).execute();
+  };
+
+  let seeded = 0;
+  const lines: string[] = [];
+  for (const size of SIZES) {
+    const seedMs = await seed(handle, teamId, seeded + 1, size);
+    seeded = size;
+    const probe = Math.max(1, Math.floor(size / 2));
+    const [person] = (await sql<{ id: number }>`select id from persons where team_id = ${teamId}::integer order by id limit 1 offset ${probe - 1}::integer`.execute(db)).rows;
+    const filter = encodeURIComponent(JSON.stringify([{ key: 'email', value: `user${probe}@`, operator: 'icontains' }]));
+    const rows: [string, number, number][] = [
+      // The floor every API call pays (key, project and membership checks), beside a trivial query.
+      ['auth floor: GET /api/projects/:id/', await time(() => get(`/api/projects/${teamId}/`)), await time(() => sql`select 1`.execute(db))],
+      ['retrieve by id', await time(() => get(`${base}/${person.id}/`)),
+        await time(async () => {
+          await sql`select id, uuid, properties, created_at from persons where team_id = ${teamId}::integer and id = ${person.id}::bigint`.execute(db);
+          await sql`select distinct_id from person_distinct_ids where team_id = ${teamId}::integer and person_id = ${person.id}::bigint order by id`.execute(db);
+        })],
+      ['list, page 1 (limit 100, with count)', await time(() => get(`${base}/`)), await time(() => rawPage(sql`true`, 0))],
+      ['list, offset 10 000', await time(() => get(`${base}/?offset=10000`)), await time(() => rawPage(sql`true`, 10_000))],
+      ['properties: email icontains (1 match)', await time(() => get(`${base}/?properties=${filter}`)),
+        await time(() => rawPage(sql`(p.properties ->> 'email') ilike ${`%user${probe}@%`}::text`, 0))],
+      ['search (email/name substring, distinct id, uuid)', await time(() => get(`${base}/?search=user${probe}@`)),
+        await time(() => rawPage(sql`(p.properties ->> 'email') ilike ${`%user${probe}@%`}::text`, 0))],
+    ];
+    lines.push(`\n${handle.kind}, ${size.toLocaleString('en')} persons (seeded in ${(seedMs / 1000).toFixed(1)} s), median of ${RUNS} runs\n`);
+    lines.push('| operation | API ms | raw SQL ms | ratio |', '|---|---:|---:|---:|');
+    for (const [label, api, raw] of rows) lines.push(`| ${label} | ${api.toFixed(2)} | ${raw.toFixed(2)} | ${(api / raw).toFixed(2)} |`);
+    if (args.csv === 'on') {
+      const started = performance.now();
+      const res = await get(`${base}/?format=csv`);
+      const apiMs = performance.now() - started;
+      const exported = res.body.split('\n').length - 2;
+      const rawStarted = performance.now();
+      let rawRows = 0;
+      for await (const chunk of keysetChunks(handle, teamId)) rawRows += chunk;
+      const rawMs = performance.now() - rawStarted;
+      lines.push(`| CSV export, every person (${exported.toLocaleString('en')} rows) | ${(exported / (apiMs / 1000)).toFixed(0)} rows/s | ${(rawRows / (rawMs / 1000)).toFixed(0)} rows/s (keyset read only) | ${(apiMs / rawMs).toFixed(2)} |`);
+    }
+    console.log(lines.slice(-9).join('\n'));
+  }
+  console.log(lines.join('\n'));
+  await app.close();
+  await handle.close();
+}
+
+/** The export's reads alone: keyset chunks of 1000 persons and their distinct ids. */
+async function* keysetChunks(handle: DatabaseHandle, teamId: number): AsyncGenerator<number> {
+  let after: { created_at: Date; id: number } | null = null;
+  for (;;) {
+    const cursor = after ? sql`and (created_at, id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)` : sql``;
+    const rows = (await sql<{ id: number; created_at: Date }>`select id, uuid, properties, created_at from persons
+      where team_id = ${teamId}::integer ${cursor} order by created_at desc, id desc limit 1000`.execute(handle.db)).rows;
+    if (rows.length === 0) return;
+    await handle.db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('team_id', '=', teamId).where('person_id', 'in', rows.map((row) => row.id)).execute();
+    yield rows.length;
+    const last = rows[rows.length - 1];
+    after = { created_at: last.created_at, id: last.id };
+  }
+}
+
+await main();

@@ -1,0 +1,46 @@
+// Turns the person ids an analytical query chose for a page into Person objects, counting those
+// the events point to that no longer exist (deleted) as `missing_persons`.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { loadPersons, serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
+
+export interface ViewContext {
+  db: Db;
+  teamId: number;
+  timezone: string;
+  now: Date;
+}
+
+export interface ActorsResult {
+  people: PersonWire[];
+  /** Ids the query returned for the page, before dropping missing persons (era B's has-more rule). */
+  rawCount: number;
+  missing: number;
+}
+
+/**
+ * `order`: `query` keeps the analytics query's order (trends by value, retention);
+ * `store` renders the page in persons-store order, created_at DESC then uuid (PostHog era B).
+ */
+export async function renderActors(context: ViewContext, personIds: number[], order: 'query' | 'store'): Promise<ActorsResult> {
+  const persons = await loadPersons(context.db, context.teamId, personIds);
+  if (order === 'store') persons.sort(storeOrder);
+  return { people: persons.map(serializePerson), rawCount: personIds.length, missing: personIds.length - persons.length };
+}
+
+/** A page of the person ids a selection (`select person_id …`) yields, by person uuid. */
+export async function selectPersonsByUuid(context: ViewContext, selection: RawBuilder<unknown>, page: { limit: number; offset: number }): Promise<number[]> {
+  const { rows } = await sql<{ person_id: number }>`
+    select s.person_id
+    from (${selection}) s
+    left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id
+    order by p.uuid nulls last, s.person_id
+    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+  return rows.map((row) => Number(row.person_id));
+}
+
+function storeOrder(a: PersonRecord, b: PersonRecord): number {
+  const time = b.created_at.getTime() - a.created_at.getTime();
+  if (time !== 0) return time;
+  return a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0;
+}

@@ -1,0 +1,68 @@
+// The views' event-level conditions: property filters (through the persons filter compiler),
+// `search`, and entity matching. Person filters test the snapshot stored on each event
+// (`e.person_properties`), the properties the person had when acting, as PostHog's
+// persons-on-events mode does; it also keeps every view a scan of `events` alone.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import type { ViewContext } from './actors.ts';
+import { compilePropertyFilter, parsePropertyFilter, resolveCohortFilters, type FilterNode } from './property-filter.ts';
+import { jsonParam, stringParam, type RawParams } from './params.ts';
+
+export type { FilterNode };
+
+export const EVENT_ALIAS = 'e';
+
+/** `properties` of a request (list or AND/OR group), cohorts resolved; unparsable JSON is PostHog's message. */
+export async function propertiesParam(context: ViewContext, raw: RawParams, key = 'properties'): Promise<FilterNode | null> {
+  const value = jsonParam(raw, key, 'Properties are unparsable!');
+  if (value === undefined) return null;
+  if (Array.isArray(value) && value.length === 0) return null;
+  return resolveFilter(context, parseFilter(value, key), key);
+}
+
+/** Checks cohort ids and inlines dynamic cohorts, so the filter compiles synchronously. */
+export async function resolveFilter(context: ViewContext, node: FilterNode | null, attr = 'properties'): Promise<FilterNode | null> {
+  if (!node) return null;
+  try {
+    return await resolveCohortFilters(context.db, context.teamId, node);
+  } catch (error) {
+    throw remapAttr(error, attr);
+  }
+}
+
+function remapAttr(error: unknown, attr: string): unknown {
+  if (attr === 'properties' || !(error && typeof error === 'object' && 'status' in error)) return error;
+  const appError = error as { status: number; detail?: string };
+  return appError.status === 400 ? validationError(appError.detail ?? 'Invalid property filter.', attr) : error;
+}
+
+export function parseFilter(value: unknown, attr: string): FilterNode {
+  try {
+    return parsePropertyFilter(value);
+  } catch (error) {
+    throw remapAttr(error, attr);
+  }
+}
+
+/** A parsed filter as a condition on the event row `e`. */
+export function filterSql(node: FilterNode | null, teamId: number): RawBuilder<unknown> {
+  if (!node) return sql`true`;
+  return sql`${compilePropertyFilter(node, {
+    teamId,
+    properties: sql.ref('e.person_properties'),
+    eventProperties: sql.ref('e.properties'),
+    personId: sql.ref('e.person_id'),
+  })}`;
+}
+
+/** `search`: person email or name, or the event's distinct id, containing the text (PostHog era B). */
+export function searchSql(raw: RawParams): RawBuilder<unknown> {
+  const search = stringParam(raw, 'search')?.trim();
+  if (!search) return sql`true`;
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`(e.person_properties->>'email' ilike ${pattern} or e.person_properties->>'name' ilike ${pattern} or e.distinct_id ilike ${pattern})`;
+}
+
+export function andSql(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`true` : sql`(${sql.join(conditions, sql` and `)})`;
+}

@@ -1,0 +1,172 @@
+// The funnel engine shared by the funnel, correlation and path views: every candidate attempt of
+// every person (analytics.md §6) as SQL over `events`, for ordered, strict and unordered funnels.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import type { ViewContext } from './actors.ts';
+import { rangeSql, resolveRange, type Interval, type LocalRange } from './date-range.ts';
+import { entitiesParam, entitySql, parseEntity, resolveEntities, type Entity } from './entities.ts';
+import { andSql, filterSql, propertiesParam, searchSql, type FilterNode } from './filters.ts';
+import { boolParam, choiceParam, intervalParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+
+const ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
+const WINDOW_UNITS = ['minute', 'hour', 'day', 'week', 'month'] as const;
+
+export interface FunnelSpec {
+  steps: Entity[];
+  exclusions: Entity[];
+  order: (typeof ORDER_TYPES)[number];
+  /** The conversion window as PostgreSQL interval text, e.g. "14 day". */
+  window: string;
+  range: LocalRange;
+  interval: Interval;
+  properties: FilterNode | null;
+  search: RawBuilder<unknown>;
+}
+
+export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
+  const steps = await resolveEntities(context, entitiesParam(raw));
+  if (steps.length === 0) throw validationError('A funnel needs at least one step.', 'events', 'required');
+  const exclusionsRaw = jsonParam(raw, 'exclusions');
+  if (exclusionsRaw !== undefined && !Array.isArray(exclusionsRaw)) throw validationError('Expected a list of items.', 'exclusions');
+  const exclusions = await resolveEntities(context, ((exclusionsRaw as unknown[] | undefined) ?? []).map((item, index) => {
+    const entity = parseEntity(item, 'exclusions', index);
+    const from = entity.fromStep ?? 0;
+    const to = entity.toStep ?? steps.length - 1;
+    if (from >= to || to > steps.length - 1) throw validationError('Exclusion steps must span at least two funnel steps.', 'exclusions');
+    return { ...entity, fromStep: from, toStep: to };
+  }), 'exclusions');
+  const days = intParam(raw, 'funnel_window_days', { min: 1, max: 100_000 });
+  const count = days ?? intParam(raw, 'funnel_window_interval', { min: 1, max: 100_000 }) ?? 14;
+  const unit = days !== undefined ? 'day' : choiceParam(raw, 'funnel_window_interval_unit', WINDOW_UNITS, 'day');
+  const interval = intervalParam(raw);
+  const range = resolveRange({
+    dateFrom: stringParam(raw, 'date_from'),
+    dateTo: stringParam(raw, 'date_to'),
+    interval,
+    explicit: boolParam(raw, 'explicit_date') ?? false,
+    timezone: context.timezone,
+    now: context.now,
+  });
+  const global = await propertiesParam(context, raw);
+  const properties = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } as unknown as FilterNode : global ?? extraProperties;
+  return { steps, exclusions, order: choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered'), window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
+}
+
+const flag = (k: number) => sql.ref(`s${k}`);
+
+/** Two steps that one event can satisfy must be reached by distinct, later events. */
+function needsLaterEvent(previous: Entity, next: Entity): boolean {
+  return previous.id === next.id || next.id === null || previous.id === null;
+}
+
+/**
+ * Attempts `(person_id, t0, steps, final_ts)`: one row per step-1 event (each event of any step
+ * when unordered), `steps` the number of steps reached from it within the window.
+ */
+export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
+  const { steps, order } = spec;
+  const n = steps.length;
+  const window = sql`${spec.window}::interval`;
+  const matchAny = order === 'strict' ? sql`true` : sql`(${sql.join(steps.map((step) => entitySql(step, context.teamId)), sql` or `)})`;
+  const where = andSql([
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone),
+    filterSql(spec.properties, context.teamId),
+    spec.search,
+    matchAny,
+  ]);
+  const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
+  const events = sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;
+  if (order === 'unordered') return unorderedSql(events, n, window);
+  if (order === 'strict') return strictSql(events, n, window);
+  return orderedSql(events, steps, window);
+}
+
+function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>): RawBuilder<unknown> {
+  const n = steps.length;
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts from (${events}) fe where s0`;
+  // r{k}_{m}: the time step m is reached when step k is reached at this row, following the
+  // earliest-match path (the best one within a window). Among a person's step-k rows those times
+  // never decrease, so "the nearest later step-k row's value" is a running min over the rows
+  // after this one, which PostgreSQL computes incrementally in one reverse-ordered pass per step.
+  const col = (k: number, m: number) => sql.ref(`r${k}_${m}`);
+  let level = sql`select fe.* from (${events}) fe`;
+  let carried: RawBuilder<unknown>[] = [];
+  for (let k = n - 2; k >= 0; k--) {
+    const frame = needsLaterEvent(steps[k], steps[k + 1]) ? sql`wl` : sql`wc`;
+    const columns: RawBuilder<unknown>[] = [sql`min(case when ${flag(k + 1)} then ts end) over ${frame} as ${col(k, k + 1)}`];
+    for (let m = k + 2; m < n; m++) columns.push(sql`min(case when ${flag(k + 1)} then ${col(k + 1, m)} end) over ${frame} as ${col(k, m)}`);
+    const keep = carried.length ? sql`, ${sql.join(carried)}` : sql``;
+    level = sql`
+      select person_id, ts, id, ${sql.join(steps.map((_, j) => flag(j)))}${keep}, ${sql.join(columns)}
+      from (${level}) l${sql.lit(k)}
+      window wc as (partition by person_id order by ts desc, id desc rows between unbounded preceding and current row),
+             wl as (partition by person_id order by ts desc, id desc rows between unbounded preceding and 1 preceding)`;
+    // Only the columns the next (earlier) step reads are carried up.
+    carried = Array.from({ length: n - k - 1 }, (_, i) => col(k, k + 1 + i));
+  }
+  const times = Array.from({ length: n - 1 }, (_, i) => col(0, i + 1));
+  const reached = sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then 1 else 0 end`), sql` + `);
+  return sql`
+    select person_id, ts as t0, 1 + ${reached} as steps, case when ${times[n - 2]} <= ts + ${window} then ${times[n - 2]} end as final_ts
+    from (${level}) ordered_attempts
+    where s0`;
+}
+
+function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts from (${events}) fe where s0`;
+  // Each later step must be the person's very next event of any kind.
+  const leads = sql.join(Array.from({ length: n - 1 }, (_, i) => {
+    const k = i + 1;
+    return sql`lead(${flag(k)}, ${sql.lit(k)}) over w as ${sql.ref(`ok${k}`)}, lead(ts, ${sql.lit(k)}) over w as ${sql.ref(`t${k}`)}`;
+  }));
+  const chain: RawBuilder<unknown>[] = [];
+  for (let k = 1; k < n; k++) chain.push(sql`${k > 1 ? sql`${chain[k - 2]} and ` : sql``}coalesce(${sql.ref(`ok${k}`)}, false) and ${sql.ref(`t${k}`)} <= ts + ${window}`);
+  const reached = sql.join(chain.map((ok) => sql`case when ${ok} then 1 else 0 end`), sql` + `);
+  return sql`
+    select person_id, ts as t0, 1 + ${reached} as steps, case when ${chain[n - 2]} then ${sql.ref(`t${n - 1}`)} end as final_ts
+    from (select fe.*, ${leads} from (${events}) fe window w as (partition by person_id order by ts, id)) l
+    where s0`;
+}
+
+function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>): RawBuilder<unknown> {
+  // From an event of step j: 1 + the other steps with an event in (t, t + window].
+  const has = sql.join(Array.from({ length: n }, (_, k) => sql`(count(*) filter (where ${flag(k)}) over w > 0) as ${sql.ref(`h${k}`)}`));
+  const fromStep = (j: number) => {
+    const others = Array.from({ length: n }, (_, k) => k).filter((k) => k !== j);
+    const sum = others.length ? sql.join(others.map((k) => sql`case when ${sql.ref(`h${k}`)} then 1 else 0 end`), sql` + `) : sql`0`;
+    return sql`case when ${flag(j)} then 1 + ${sum} end`;
+  };
+  const steps = sql`greatest(${sql.join(Array.from({ length: n }, (_, j) => fromStep(j)))})`;
+  return sql`
+    select person_id, ts as t0, ${steps} as steps, last_ts as final_ts
+    from (
+      select fe.*, ${has}, max(ts) over w as last_ts
+      from (${events}) fe
+      window w as (partition by person_id order by ts range between current row and ${window} following exclude group)
+    ) u`;
+}
+
+/** Each person's best attempt: most steps, then (with times) the earliest start. */
+export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, withTimes = true): RawBuilder<unknown> {
+  // Without the times a hash aggregate does; picking the best attempt's times needs a sort.
+  if (!withTimes) return sql`select person_id, max(steps) as steps from (${attemptsWithExclusionsSql(context, spec)}) attempts group by person_id`;
+  return sql`
+    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts
+    from (${attemptsWithExclusionsSql(context, spec)}) attempts
+    order by person_id, steps desc, t0`;
+}
+
+/** Attempts with an exclusion event between the spanned steps are discarded (ordered funnels). */
+export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
+  const attempts = attemptsSql(context, spec);
+  if (spec.exclusions.length === 0) return attempts;
+  const window = sql`${spec.window}::interval`;
+  const excluded = sql.join(spec.exclusions.map((exclusion) => sql`exists (
+    select 1 from events e
+    where e.team_id = ${context.teamId} and e.person_id = a.person_id and ${entitySql(exclusion, context.teamId)}
+      and e.timestamp > a.t0 and e.timestamp < coalesce(a.final_ts, a.t0 + ${window})
+      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)})`), sql` or `);
+  return sql`select * from (${attempts}) a where not (${excluded})`;
+}

@@ -1,0 +1,111 @@
+// Persons of a funnel step (analytics.md §6): `funnel_step=N` reached at least step N, `-N` reached
+// step N-1 but not N, `funnel_custom_steps` any of the listed step counts; funnel-trends mode picks
+// one entrance period and converted (or dropped-off) persons.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
+import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
+import { entitySql } from './entities.ts';
+import { filterSql, parseFilter, resolveFilter } from './filters.ts';
+import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
+import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+
+/** The step-count condition on `f.steps` a request selects. */
+export function stepSelection(raw: RawParams, stepCount: number): RawBuilder<unknown> {
+  const custom = jsonParam(raw, 'funnel_custom_steps');
+  if (custom !== undefined) {
+    if (!Array.isArray(custom) || custom.length === 0 || !custom.every((step) => Number.isInteger(step))) {
+      throw validationError('Expected a list of step numbers.', 'funnel_custom_steps');
+    }
+    return sql`f.steps in (${sql.join(custom as number[])})`;
+  }
+  const step = intParam(raw, 'funnel_step');
+  if (step === undefined) throw validationError('Missing both funnel_step and funnel_custom_steps.', 'funnel_step', 'required');
+  if (step >= 1) return sql`f.steps >= ${step}`;
+  // There is no drop-off before the first step.
+  if (step > -2) throw validationError('funnel_step must be a step number, or -N (N >= 2) for drop-offs before step N.', 'funnel_step');
+  if (-step > stepCount) throw validationError('funnel_step is beyond the last step.', 'funnel_step');
+  return sql`f.steps = ${-step - 1}`;
+}
+
+/** Funnel trends: the persons entering in one period who converted (drop_off=false) or dropped off. */
+function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): RawBuilder<unknown> {
+  const dropOff = boolParam(raw, 'drop_off');
+  if (dropOff === undefined) throw validationError('Filter parameter drop_off must be provided and a bool for funnel trends persons!', 'drop_off', 'required');
+  const entranceRaw = stringParam(raw, 'entrance_period_start');
+  if (entranceRaw === undefined) {
+    throw validationError('Filter parameter entrance_period_start must be provided and a datetime for funnel trends persons!', 'entrance_period_start', 'required');
+  }
+  const entrance = truncate(parseDate(entranceRaw, context.timezone, context.now, 'entrance_period_start').value, spec.interval);
+  const last = spec.steps.length - 1;
+  const from = intParam(raw, 'funnel_from_step', { min: 0, max: last }) ?? 0;
+  const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
+  if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
+  const condition = dropOff ? sql`f.steps >= ${from + 1} and f.steps < ${to + 1}` : sql`f.steps >= ${to + 1}`;
+  const period = bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
+  return sql`
+    select f.person_id from (
+      select a.person_id, max(a.steps) as steps
+      from (${attemptsWithExclusionsSql(context, spec)}) a
+      where ${period} = ${formatLocal(entrance)}::timestamp
+      group by a.person_id
+    ) f where ${condition}`;
+}
+
+/**
+ * `funnel_step_breakdown`: persons whose breakdown value, taken on their first step-1 event in
+ * the range (first-touch attribution, era B's default), equals it; `"x"` and `["x"]` are the same.
+ */
+async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+  const given = raw.funnel_step_breakdown;
+  if (given === undefined || given === null || given === '') return sql`true`;
+  let wanted: unknown = given;
+  if (typeof given === 'string') {
+    try {
+      wanted = JSON.parse(given);
+    } catch {
+      wanted = given;
+    }
+  }
+  if (Array.isArray(wanted) && wanted.length === 1) wanted = wanted[0];
+  if (typeof wanted !== 'string' && typeof wanted !== 'number' && typeof wanted !== 'boolean') {
+    throw validationError('Only single-property breakdowns are supported.', 'funnel_step_breakdown');
+  }
+  const type = stringParam(raw, 'breakdown_type') ?? 'event';
+  let matches: RawBuilder<unknown>;
+  if (type === 'cohort') {
+    if (!Number.isInteger(Number(wanted))) throw validationError('A valid cohort id is required.', 'funnel_step_breakdown');
+    const node = await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'), 'funnel_step_breakdown');
+    matches = filterSql(node, context.teamId);
+  } else if (type === 'event' || type === 'person') {
+    let key: unknown = raw.breakdown;
+    if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown');
+    if (Array.isArray(key) && key.length === 1) key = key[0];
+    if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
+    const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
+    matches = sql`coalesce(${column}->>${key}, '') = ${String(wanted)}`;
+  } else {
+    throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
+  }
+  return sql`f.person_id in (
+    select b.person_id from (
+      select distinct on (e.person_id) e.person_id, ${matches} as matched
+      from events e
+      where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
+        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)}
+      order by e.person_id, e.timestamp
+    ) b where b.matched)`;
+}
+
+function isTrendsMode(raw: RawParams): boolean {
+  const viz = stringParam(raw, 'funnel_viz_type');
+  return viz === 'trends' || (viz === undefined && stringParam(raw, 'display') === 'ActionsLineGraph');
+}
+
+export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+  const spec = await parseFunnel(raw, context);
+  const selection = isTrendsMode(raw)
+    ? trendsSelectionSql(context, raw, spec)
+    : sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${stepSelection(raw, spec.steps.length)} and ${await breakdownSelection(context, raw, spec)}`;
+  return renderActors(context, await selectPersonsByUuid(context, selection, page), 'store');
+}

@@ -1,0 +1,86 @@
+// Parameter intake of the analytical views: query string merged with a JSON body (body wins),
+// structured values JSON-encoded in the query string. Every bad value is a 400 naming the parameter.
+import { validationError } from '../errors.ts';
+import { INTERVALS, type Interval } from './date-range.ts';
+
+export type RawParams = Record<string, unknown>;
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** Query string and body merged; body keys win (PostHog's filter intake). */
+export function mergeParams(query: unknown, body: unknown): RawParams {
+  const merged: RawParams = {};
+  if (query && typeof query === 'object') Object.assign(merged, query);
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+    throw validationError('Invalid data. Expected a dictionary.', null);
+  }
+  if (body && typeof body === 'object') Object.assign(merged, body);
+  return merged;
+}
+
+/** A scalar parameter as text; a repeated query key counts by its last value. */
+export function stringParam(raw: RawParams, key: string): string | undefined {
+  let value = raw[key];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) value = value[value.length - 1];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw validationError('Not a valid string.', key);
+}
+
+/** A structured parameter: JSON text in a query string, native JSON in a body. */
+export function jsonParam(raw: RawParams, key: string, unparsable = `${key} is not valid JSON.`): unknown {
+  const value = raw[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw validationError(unparsable, key);
+  }
+}
+
+export function intParam(raw: RawParams, key: string, options: { min?: number; max?: number } = {}): number | undefined {
+  const text = stringParam(raw, key);
+  if (text === undefined) return undefined;
+  if (!/^-?\d+$/.test(text.trim())) throw validationError('A valid integer is required.', key);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw validationError('A valid integer is required.', key);
+  if (options.min !== undefined && value < options.min) throw validationError(`Ensure this value is greater than or equal to ${options.min}.`, key);
+  if (options.max !== undefined && value > options.max) throw validationError(`Ensure this value is less than or equal to ${options.max}.`, key);
+  return value;
+}
+
+/** Booleans arrive as "true"/"false", case-insensitively. */
+export function boolParam(raw: RawParams, key: string): boolean | undefined {
+  const text = stringParam(raw, key);
+  if (text === undefined) return undefined;
+  const lower = text.toLowerCase();
+  if (lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
+  throw validationError('Must be a valid boolean.', key);
+}
+
+export function choiceParam<T extends string>(raw: RawParams, key: string, choices: readonly T[], fallback: T): T {
+  const text = stringParam(raw, key);
+  if (text === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(text)) throw validationError(`"${text}" is not a valid choice.`, key, 'invalid_choice');
+  return text as T;
+}
+
+export function intervalParam(raw: RawParams): Interval {
+  return choiceParam(raw, 'interval', INTERVALS, 'day');
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** limit/offset as every list of the API (contract §2): default 100, clamp 1000, below 1 is 400. */
+export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offset'): Page {
+  const limit = intParam(raw, limitKey, { min: 1 }) ?? DEFAULT_LIMIT;
+  const offset = intParam(raw, offsetKey, { min: 0 }) ?? 0;
+  return { limit: Math.min(limit, MAX_LIMIT), offset };
+}

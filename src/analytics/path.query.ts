@@ -1,0 +1,121 @@
+// Persons behind a paths node or edge (analytics.md §8). Each person's events become path items
+// (URL for pageviews, screen name for screens, else the event name), split into 30-minute
+// sessions, deduplicated, cut at start/end points, limited to step_limit and keyed `{i}_{item}`.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
+import { rangeSql, resolveRange } from './date-range.ts';
+import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
+import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+
+const EVENT_TYPES = ['$pageview', '$screen', 'custom_event', 'hogql'];
+
+function stringList(raw: RawParams, key: string): string[] {
+  const value = jsonParam(raw, key) ?? [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw validationError('Expected a list of strings.', key);
+  return value as string[];
+}
+
+function typeConditions(raw: RawParams): { condition: RawBuilder<unknown>; urls: boolean; screens: boolean } {
+  const types = stringList(raw, 'include_event_types');
+  const unknown = types.find((type) => !EVENT_TYPES.includes(type));
+  if (unknown !== undefined) throw validationError(`"${unknown}" is not a valid choice.`, 'include_event_types', 'invalid_choice');
+  if (types.includes('hogql')) throw validationError('HogQL path items are not supported.', 'include_event_types');
+  const custom = stringList(raw, 'include_custom_events');
+  const conditions: RawBuilder<unknown>[] = [];
+  if (types.includes('$pageview')) conditions.push(sql`e.event = '$pageview'`);
+  if (types.includes('$screen')) conditions.push(sql`e.event = '$screen'`);
+  if (types.includes('custom_event')) conditions.push(sql`e.event not like '$%'`);
+  if (custom.length) conditions.push(sql`e.event in (${sql.join(custom)})`);
+  const all = types.length === 0 && custom.length === 0;
+  return {
+    condition: all ? sql`true` : sql`(${sql.join(conditions, sql` or `)})`,
+    urls: all || types.includes('$pageview'),
+    screens: all || types.includes('$screen'),
+  };
+}
+
+/** An item matching a wildcard grouping (`/product/*`) becomes the pattern itself. */
+function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unknown> {
+  const groupings = stringList(raw, 'path_groupings');
+  if (groupings.length === 0) return item;
+  const cases = groupings.map((pattern) => {
+    const like = pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%');
+    return sql`when ${item} like ${like} then ${pattern}`;
+  });
+  return sql`(case ${sql.join(cases, sql` `)} else ${item} end)`;
+}
+
+export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+  if (raw.funnel_paths !== undefined) throw validationError('Funnel paths are not supported.', 'funnel_paths');
+  const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
+  const startPoint = stringParam(raw, 'start_point');
+  const endPoint = stringParam(raw, 'end_point');
+  const startKey = stringParam(raw, 'path_start_key');
+  const endKey = stringParam(raw, 'path_end_key');
+  const dropoffKey = stringParam(raw, 'path_dropoff_key');
+  const excluded = stringList(raw, 'exclude_events');
+  const range = resolveRange({
+    dateFrom: stringParam(raw, 'date_from'),
+    dateTo: stringParam(raw, 'date_to'),
+    interval: 'day',
+    explicit: boolParam(raw, 'explicit_date') ?? false,
+    timezone: context.timezone,
+    now: context.now,
+  });
+  const types = typeConditions(raw);
+  const url = sql`e.properties->>'$current_url'`;
+  const item = sql`case
+    when ${types.urls} and e.event = '$pageview' and ${url} is not null then case when length(${url}) > 1 then regexp_replace(${url}, '/$', '') else ${url} end
+    when ${types.screens} and e.event = '$screen' and e.properties->>'$screen_name' is not null then e.properties->>'$screen_name'
+    else e.event end`;
+  const where = andSql([
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+    types.condition,
+  ]);
+  const notExcluded = excluded.length ? sql`item not in (${sql.join(excluded)})` : sql`true`;
+  const session = sql`partition by person_id, session order by ts, id`;
+  const startCut = startPoint === undefined ? sql`true` : sql`start_pos is not null and pos >= start_pos`;
+  const endCut = endPoint === undefined ? sql`true` : sql`end_pos is not null and pos <= end_pos`;
+  // Only an end point keeps the last steps before it; otherwise the first ones.
+  const keepLast = endPoint !== undefined && startPoint === undefined;
+  const index = keepLast ? sql`(i - greatest(cut_len - ${stepLimit}, 0))` : sql`i`;
+  let selection: RawBuilder<unknown>;
+  if (dropoffKey !== undefined) selection = sql`k.i = k.last_i and k.key = ${dropoffKey}`;
+  else if (startKey !== undefined || endKey !== undefined) {
+    selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
+  } else selection = sql`true`;
+
+  const paths = sql`
+    with items as (
+      select * from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) raw_items
+      where ${notExcluded}
+    ), sessions as (
+      select *, sum(case when prev_ts is null or ts - prev_ts >= interval '30 minutes' then 1 else 0 end) over (partition by person_id order by ts, id) as session
+      from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from items) gaps
+    ), positioned as (
+      select *, row_number() over (${session}) as pos
+      from (select *, lag(item) over (${session}) as prev_item from sessions) d
+      where prev_item is distinct from item
+    ), started as (
+      select *, min(pos) filter (where item = ${startPoint ?? null}) over (partition by person_id, session) as start_pos from positioned
+    ), bounded as (
+      select *, min(pos) filter (where item = ${endPoint ?? null} and pos >= coalesce(start_pos, 1)) over (partition by person_id, session) as end_pos from started
+    ), cut as (
+      select person_id, session, item, pos - coalesce(start_pos, 1) + 1 as i, count(*) over (partition by person_id, session) as cut_len
+      from bounded where ${startCut} and ${endCut}
+    ), limited as (
+      select person_id, session, item, ${index} as i from cut where ${index} between 1 and ${stepLimit}
+    ), keyed as (
+      select person_id, i, i || '_' || item as key,
+        lag(i || '_' || item) over (partition by person_id, session order by i) as prev_key,
+        max(i) over (partition by person_id, session) as last_i
+      from limited
+    )
+    select distinct k.person_id from keyed k where ${selection}`;
+  return renderActors(context, await selectPersonsByUuid(context, paths, page), 'store');
+}

@@ -1,0 +1,91 @@
+// Persons of one retention cohort with their appearances (analytics.md §5). The window ends at
+// E = date_to + 1 period (midnight, except hourly) and spans total_intervals periods back.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import type { PersonWire } from '../modules/persons/person.serializer.ts';
+import { renderActors, type ViewContext } from './actors.ts';
+import { addInterval, formatLocal, localSql, localTime, parseDate, rangeSql, truncate, type Interval } from './date-range.ts';
+import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
+import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
+import { choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+
+const PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const;
+const DEFAULT_TARGET = { id: '$pageview', type: 'events' };
+
+export interface RetentionResult {
+  result: { person: PersonWire; appearances: number[] }[];
+  rawCount: number;
+  missing: number;
+}
+
+function entityParam(context: ViewContext, raw: RawParams, key: string, fallback: unknown): Promise<Entity> {
+  const value = jsonParam(raw, key) ?? fallback;
+  return resolveEntity(context, parseEntity(value, key, 0), key);
+}
+
+/** The cohort window: S and E in local time (Week: S moved back to the preceding Sunday). */
+export function retentionWindow(dateTo: Date, interval: Interval, total: number): { start: Date; end: Date } {
+  let end = addInterval(dateTo, interval, 1);
+  if (interval !== 'hour') end = truncate(end, 'day');
+  let start = addInterval(end, interval, -total);
+  if (interval === 'week') start = truncate(start, 'week');
+  return { start, end };
+}
+
+export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
+  const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
+  const returning = raw.returning_entity === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
+  const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');
+  const interval = choiceParam(raw, 'period', PERIODS, 'Day').toLowerCase() as Interval;
+  const total = intParam(raw, 'total_intervals', { min: 1, max: 1000 }) ?? 11;
+  let selected = intParam(raw, 'selected_interval', { min: 0 }) ?? 0;
+  const breakdownValues = jsonParam(raw, 'breakdown_values');
+  if (breakdownValues !== undefined) {
+    if (!Array.isArray(breakdownValues) || !Number.isInteger(breakdownValues[0])) throw validationError('Expected a list holding a cohort index.', 'breakdown_values');
+    selected = breakdownValues[0] as number;
+  }
+  if (selected < 0 || selected >= total) throw validationError(`Ensure this value is less than ${total}.`, 'selected_interval');
+  const dateToRaw = stringParam(raw, 'date_to');
+  const dateTo = dateToRaw === undefined ? localTime(context.now, context.timezone) : parseDate(dateToRaw, context.timezone, context.now, 'date_to').value;
+  const { start, end } = retentionWindow(dateTo, interval, total);
+
+  const local = localSql(sql.ref('e.timestamp'), context.timezone);
+  const startSql = sql`${formatLocal(start)}::timestamp`;
+  const step = sql`${`1 ${interval}`}::interval`;
+  // Index of the period holding a local time: whole periods since S (months counted on the calendar).
+  const index = (t: RawBuilder<unknown>): RawBuilder<number> => interval === 'month'
+    ? sql<number>`(((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int
+        - case when ${t} < ${startSql} + ((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int * ${step} then 1 else 0 end)`
+    : sql<number>`floor(extract(epoch from (${t} - ${startSql})) / extract(epoch from ${step}))::int`;
+  const common = [sql`e.team_id = ${context.teamId}`, sql`e.person_id is not null`, filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
+  const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
+  const cohort = type === 'retention_recurring'
+    ? sql`select distinct e.person_id from events e where ${andSql([...common, entitySql(target, context.teamId), inWindow])} and ${index(local)} = ${selected}`
+    : sql`select f.person_id from (
+        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, entitySql(target, context.teamId)])} group by e.person_id
+      ) f where ${index(localSql(sql.ref('f.first_time'), context.timezone))} = ${selected}
+        and f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
+  const { rows } = await sql<{ person_id: number; periods: number[] | null }>`
+    with cohort as (${cohort}),
+    returned as (
+      select distinct e.person_id, ${index(local)} as period
+      from events e
+      where ${andSql([...common, entitySql(returning, context.teamId), inWindow])} and e.person_id in (select person_id from cohort)
+    )
+    select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods
+    from cohort c
+    left join returned r on r.person_id = c.person_id
+    group by c.person_id
+    order by count(r.period) filter (where r.period > ${selected}) desc, c.person_id
+    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+
+  const ids = rows.map((row) => Number(row.person_id));
+  const { people, missing } = await renderActors(context, ids, 'query');
+  const periodsOf = new Map(rows.map((row) => [Number(row.person_id), new Set((row.periods ?? []).map(Number))]));
+  const result = people.map((person) => {
+    const periods = periodsOf.get(person.id) ?? new Set<number>();
+    const appearances = Array.from({ length: total - selected }, (_, j) => (j === 0 || periods.has(selected + j) ? 1 : 0));
+    return { person, appearances };
+  });
+  return { result, rawCount: ids.length, missing };
+}

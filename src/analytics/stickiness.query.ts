@@ -1,0 +1,40 @@
+// Persons behind one stickiness bar (analytics.md §3): those active in exactly N distinct interval
+// buckets (project timezone) of the range, for the target entity.
+import { sql } from 'kysely';
+import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { bucketSql, localSql, rangeSql, resolveRange } from './date-range.ts';
+import { entitySql, resolveEntity, targetEntity } from './entities.ts';
+import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
+import { boolParam, intervalParam, intParam, stringParam, type Page, type RawParams } from './params.ts';
+
+export async function stickinessActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+  const entity = await resolveEntity(context, targetEntity(raw));
+  const interval = intervalParam(raw);
+  const days = intParam(raw, 'stickiness_days', { min: 0 }) ?? 0;
+  const range = resolveRange({
+    dateFrom: stringParam(raw, 'date_from'),
+    dateTo: stringParam(raw, 'date_to'),
+    interval,
+    explicit: boolParam(raw, 'explicit_date') ?? false,
+    timezone: context.timezone,
+    now: context.now,
+  });
+  const where = andSql([
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
+    entitySql(entity, context.teamId),
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+  ]);
+  const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
+  const { rows } = await sql<{ person_id: number }>`
+    select e.person_id
+    from events e
+    where ${where}
+    group by e.person_id
+    having count(distinct ${bucket}) = ${days}
+    order by e.person_id
+    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+  return renderActors(context, rows.map((row) => Number(row.person_id)), 'store');
+}

@@ -1,0 +1,100 @@
+// Persons behind one point of a trends graph (analytics.md §2): the persons with events of the
+// target entity in the point's window, most events (or largest property aggregate) first.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../errors.ts';
+import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { addInterval, parseDate, rangeSql, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
+import { entitySql, resolveEntity, targetEntity, type Entity } from './entities.ts';
+import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql } from './filters.ts';
+import { boolParam, intervalParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+
+const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
+const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
+  sum: (v) => sql`sum(${v})`,
+  avg: (v) => sql`avg(${v})`,
+  min: (v) => sql`min(${v})`,
+  max: (v) => sql`max(${v})`,
+  median: (v) => sql`percentile_cont(0.5) within group (order by ${v})`,
+  p75: (v) => sql`percentile_cont(0.75) within group (order by ${v})`,
+  p90: (v) => sql`percentile_cont(0.9) within group (order by ${v})`,
+  p95: (v) => sql`percentile_cont(0.95) within group (order by ${v})`,
+  p99: (v) => sql`percentile_cont(0.99) within group (order by ${v})`,
+};
+const COUNT_MATHS = ['total', 'dau', 'unique_session', 'weekly_active', 'monthly_active'];
+
+/** The window of the point: the whole range for cumulative/non-time-series displays, else the bucket. */
+export function trendsWindow(raw: RawParams, context: ViewContext, interval: Interval, math: string): LocalRange {
+  const display = stringParam(raw, 'display') ?? 'ActionsLineGraph';
+  const explicit = boolParam(raw, 'explicit_date') ?? false;
+  const dateFrom = stringParam(raw, 'date_from');
+  const dateTo = stringParam(raw, 'date_to');
+  const base = { interval, explicit, timezone: context.timezone, now: context.now };
+  let range: LocalRange;
+  if (NON_TIME_SERIES.includes(display) || dateFrom === undefined || dateFrom === 'all') {
+    range = resolveRange({ ...base, dateFrom, dateTo });
+  } else {
+    const parsed = parseDate(dateFrom, context.timezone, context.now, 'date_from');
+    const from = truncate(parsed.value, interval === 'hour' || parsed.hourly ? 'hour' : interval === 'week' || interval === 'month' ? interval : 'day');
+    // Era A clients send only the bucket start (or date_to == date_from): the bucket's end follows from the interval.
+    range = dateTo === undefined || dateTo === dateFrom ? { from, to: addInterval(from, interval, 1) } : { ...resolveRange({ ...base, dateFrom, dateTo }), from };
+  }
+  // Active-user maths count persons active in the trailing week/month ending at the point.
+  if (range.from && math === 'weekly_active') range.from = addInterval(range.from, 'day', -6);
+  if (range.from && math === 'monthly_active') range.from = addInterval(range.from, 'day', -29);
+  return range;
+}
+
+/** Breakdown narrowing: a cohort, or an exact property value where a missing property counts as "". */
+async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
+  const teamId = context.teamId;
+  const type = stringParam(raw, 'breakdown_type');
+  const value = raw.breakdown_value === undefined ? undefined : String(stringParam(raw, 'breakdown_value') ?? '');
+  if (type === undefined || value === undefined) return sql`true`;
+  if (type === 'cohort') {
+    if (value === 'all') return sql`true`;
+    if (!/^\d+$/.test(value)) throw validationError('A valid cohort id is required.', 'breakdown_value');
+    return filterSql(await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'), 'breakdown_value'), teamId);
+  }
+  if (type !== 'event' && type !== 'person') throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
+  // `breakdown` is a property name, or a JSON list of them.
+  let key: unknown = raw.breakdown;
+  if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown', 'breakdown is not valid JSON.');
+  if (typeof key === 'number') key = String(key);
+  if (Array.isArray(key) && key.length === 1) key = key[0];
+  if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
+  const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
+  return sql`coalesce(${column}->>${key}, '') = ${value}`;
+}
+
+function valueSql(entity: Entity): RawBuilder<unknown> {
+  if (COUNT_MATHS.includes(entity.math)) return sql`count(*)`;
+  const aggregate = PROPERTY_MATHS[entity.math];
+  if (!aggregate) throw validationError(`Math "${entity.math}" is not supported.`, 'entity_math');
+  if (!entity.mathProperty) throw validationError('This math needs a math_property.', 'math_property');
+  const property = sql`e.properties->${entity.mathProperty}`;
+  const numeric = sql`case when jsonb_typeof(${property}) = 'number' then (${property})::text::numeric end`;
+  return sql`(${aggregate(numeric)})::float8`;
+}
+
+export async function trendsActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+  const entity = await resolveEntity(context, targetEntity(raw));
+  const interval = intervalParam(raw);
+  const range = trendsWindow(raw, context, interval, entity.math);
+  const where = andSql([
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
+    entitySql(entity, context.teamId),
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+    await breakdownSql(context, raw),
+  ]);
+  const { rows } = await sql<{ person_id: number; value: number | null }>`
+    select e.person_id, ${valueSql(entity)} as value
+    from events e
+    where ${where}
+    group by e.person_id
+    order by value desc nulls last, e.person_id desc
+    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+  return renderActors(context, rows.map((row) => Number(row.person_id)), 'query');
+}

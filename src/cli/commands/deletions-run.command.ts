@@ -1,0 +1,16 @@
+import { runDeletionBatch } from '../../jobs/deletion-batch.ts';
+import { emit, withDeps, type Command } from '../cli.ts';
+
+export const deletionsRunCommand: Command = {
+  name: 'deletions run',
+  usage: 'herd deletions run [--json]',
+  options: {},
+  async run(_values, context) {
+    const result = await withDeps(context.config, (deps) =>
+      runDeletionBatch(deps, { onProgress: (message) => process.stderr.write(`${message}\n`) }),
+    );
+    emit(context, { processed: result.processed, events_deleted: result.events_deleted }, [
+      `processed ${result.processed} deletion task(s), deleted ${result.events_deleted} event(s)`,
+    ]);
+  },
+};

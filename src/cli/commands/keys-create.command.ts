@@ -1,0 +1,42 @@
+import { validateNewApiKey } from '../../modules/api-keys/api-keys.service.ts';
+import { createPersonalApiKey } from '../../modules/api-keys/api-keys.service.ts';
+import { findUserByEmail } from '../../modules/users/users.repository.ts';
+import { AppError } from '../../errors.ts';
+import { email, emit, list, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
+
+export const keysCreateCommand: Command = {
+  name: 'keys create',
+  usage: 'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]',
+  options: {
+    email: { type: 'string' },
+    scopes: { type: 'string' },
+    'scoped-organizations': { type: 'string' },
+    'scoped-teams': { type: 'string' },
+    label: { type: 'string' },
+  },
+  async run(values, context) {
+    const userEmail = email(values);
+    const teamTexts = list(optional(values, 'scoped-teams'));
+    const badTeam = teamTexts.find((text) => !/^[1-9]\d{0,9}$/.test(text) || Number(text) > 2147483647);
+    if (badTeam !== undefined) throw new UsageError(`--scoped-teams must be project ids, got ${JSON.stringify(badTeam)}`);
+    let input;
+    try {
+      input = validateNewApiKey({
+        userId: 0,
+        label: optional(values, 'label') ?? 'herd CLI',
+        scopes: list(required(values, 'scopes')),
+        scopedOrganizations: list(optional(values, 'scoped-organizations')),
+        scopedTeams: teamTexts.map(Number),
+      });
+    } catch (error) {
+      if (error instanceof AppError) throw new UsageError(`--${(error.attr ?? 'scopes').replace(/_/g, '-')}: ${error.detail}`);
+      throw error;
+    }
+    const created = await withDeps(context.config, async (deps) => {
+      const user = await findUserByEmail(deps.db, userEmail);
+      if (!user) throw new UsageError(`no user with e-mail ${userEmail}`);
+      return createPersonalApiKey(deps.db, { ...input, userId: user.id }, deps.clock.now());
+    });
+    emit(context, { id: created.row.id, value: created.value }, [`key ${created.row.id}: ${created.value}   (shown once; store it now)`]);
+  },
+};

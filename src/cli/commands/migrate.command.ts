@@ -1,0 +1,18 @@
+import { openDatabase } from '../../db/database.ts';
+import { migrateToLatest } from '../../db/migrate.ts';
+import { emit, type Command } from '../cli.ts';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  usage: 'herd migrate [--json]',
+  options: {},
+  async run(_values, context) {
+    const handle = await openDatabase(context.config);
+    try {
+      const applied = await migrateToLatest(handle.db);
+      emit(context, { applied }, [applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date']);
+    } finally {
+      await handle.close();
+    }
+  },
+};

@@ -1,0 +1,40 @@
+import { isUuid } from '../../modules/access/access.service.ts';
+import { addMember } from '../../modules/members/members.service.ts';
+import { MEMBERSHIP_LEVELS } from '../../modules/members/members.schemas.ts';
+import { findOrganization } from '../../modules/organizations/organizations.repository.ts';
+import { email, emit, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
+
+export const usersAddCommand: Command = {
+  name: 'users add',
+  usage: 'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]',
+  options: {
+    'organization-id': { type: 'string' },
+    email: { type: 'string' },
+    level: { type: 'string' },
+    'first-name': { type: 'string' },
+    'last-name': { type: 'string' },
+  },
+  async run(values, context) {
+    const organizationId = required(values, 'organization-id').toLowerCase();
+    if (!isUuid(organizationId)) throw new UsageError(`--organization-id must be a UUID, got ${JSON.stringify(organizationId)}`);
+    const levelText = optional(values, 'level') ?? '1';
+    const level = Number(levelText);
+    if (!(MEMBERSHIP_LEVELS as readonly number[]).includes(level)) throw new UsageError(`--level must be 1, 8 or 15, got ${JSON.stringify(levelText)}`);
+    const input = {
+      organizationId,
+      email: email(values),
+      firstName: optional(values, 'first-name'),
+      lastName: optional(values, 'last-name'),
+      level,
+    };
+    const member = await withDeps(context.config, async (deps) => {
+      if (!(await findOrganization(deps.db, organizationId))) throw new UsageError(`no organization ${organizationId}`);
+      return addMember(deps.db, input, deps.clock.now());
+    });
+    emit(
+      context,
+      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.membership.id, level: member.membership.level },
+      [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.membership.level}`],
+    );
+  },
+};

@@ -1,0 +1,107 @@
+// CSV responses (`format=csv` or `Accept: text/csv`): nested objects become dotted columns
+// (`properties.email`), lists indexed columns (`distinct_ids.0`); the header is the sorted union of
+// every row's columns, as the platform's CSV renderer does.
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
+import { validationError } from '../errors.ts';
+
+type Cell = string;
+
+function cellOf(value: unknown): Cell {
+  if (value === null || value === undefined) return '';
+  // The platform renders Python booleans.
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}
+
+function flattenInto(out: Record<string, Cell>, prefix: string, value: unknown) {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => flattenInto(out, prefix ? `${prefix}.${index}` : String(index), item));
+  } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    for (const [key, item] of Object.entries(value)) flattenInto(out, prefix ? `${prefix}.${key}` : key, item);
+  } else {
+    out[prefix] = cellOf(value);
+  }
+}
+
+/** One record as flat columns; an empty list or object yields no column. */
+export function flattenRecord(record: object): Record<string, Cell> {
+  const out: Record<string, Cell> = {};
+  flattenInto(out, '', record);
+  return out;
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function toCsv(records: readonly object[]): string {
+  const rows = records.map(flattenRecord);
+  const columns = new Set<string>();
+  for (const row of rows) for (const column of Object.keys(row)) columns.add(column);
+  const header = [...columns].sort(byCodePoint);
+  if (header.length === 0) return '';
+  return stringifySync(rows, { header: true, columns: header });
+}
+
+/**
+ * Every record of `source` as CSV, in constant memory: the source is read twice, once for the
+ * header (the union of columns must be known before the first line) and once for the lines.
+ * `source` yields chunks (e.g. keyset pages) and must give the same records both times.
+ */
+export function streamCsv(source: () => AsyncIterable<readonly object[]>): Readable {
+  let writer: ReturnType<typeof stringify> | null = null;
+  const output = new Readable({ read: () => void writer?.resume() });
+  const run = async () => {
+    const columns = new Set<string>();
+    for await (const chunk of source()) for (const record of chunk) for (const column of Object.keys(flattenRecord(record))) columns.add(column);
+    const header = [...columns].sort(byCodePoint);
+    if (header.length === 0) return void output.push(null);
+    const lines = stringify({ header: true, columns: header });
+    writer = lines;
+    lines.on('data', (data: Buffer) => {
+      if (!output.push(data)) lines.pause();
+    });
+    const ended = new Promise<void>((resolve, reject) => {
+      lines.once('end', resolve);
+      lines.once('error', reject);
+    });
+    for await (const chunk of source()) {
+      for (const record of chunk) {
+        if (!lines.write(flattenRecord(record))) await new Promise((resolve) => lines.once('drain', resolve));
+      }
+    }
+    lines.end();
+    await ended;
+    output.push(null);
+  };
+  run().catch((error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))));
+  return output;
+}
+
+/** The `format` query parameter every person endpoint declares (validated by wantsCsv). */
+export const FORMAT_QUERY = { format: Type.Optional(Type.String()) };
+
+/** Whether the caller asked for CSV: `format` (csv or json, else 400 attr `format`) or `Accept: text/csv`. */
+export function wantsCsv(request: { query: unknown; headers: Record<string, string | string[] | undefined> }): boolean {
+  const format = (request.query as Record<string, unknown> | undefined)?.format;
+  if (format !== undefined) {
+    if (format === 'csv') return true;
+    if (format === 'json') return false;
+    throw validationError(`"${String(format)}" is not a valid choice.`, 'format', 'invalid_choice');
+  }
+  const accept = request.headers.accept;
+  const values = Array.isArray(accept) ? accept : accept ? [accept] : [];
+  return values.some((value) => value.split(',').some((part) => part.trim().toLowerCase().startsWith('text/csv')));
+}
+
+/** Sends records (or a stream) as a CSV attachment. */
+export function sendCsv(reply: FastifyReply, body: string | Readable, filename = 'export.csv') {
+  return reply
+    .code(200)
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(body);
+}

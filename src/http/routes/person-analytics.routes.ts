@@ -1,0 +1,129 @@
+// The analytical person views (contract §9, analytics.md era B): each route parses its request
+// into the view's query module and renders the page envelope with an absolute `next` link.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.ts';
+import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
+import { funnelActors } from '../../analytics/funnel.query.ts';
+import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
+import { lifecycleActors } from '../../analytics/lifecycle.query.ts';
+import { mergeParams, pageParams, type Page, type RawParams } from '../../analytics/params.ts';
+import { pathActors } from '../../analytics/path.query.ts';
+import { retentionActors } from '../../analytics/retention.query.ts';
+import { stickinessActors } from '../../analytics/stickiness.query.ts';
+import { trendsActors } from '../../analytics/trends.query.ts';
+import { requestBaseUrl } from '../pagination.ts';
+import { projectAccessOf } from '../plugins/access.ts';
+import { errorResponses, Nullable } from '../schemas/common.ts';
+import { sendCsv, toCsv, wantsCsv } from '../csv.ts';
+import type { RouteModule } from './index.ts';
+
+const Person = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  distinct_ids: Type.Array(Type.String()),
+  properties: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Type.String(),
+  uuid: Type.String(),
+});
+const ActorsEnvelope = Type.Object({
+  results: Type.Array(Type.Object({ people: Type.Array(Person), count: Type.Integer() })),
+  next: Nullable(Type.String()),
+  initial: Type.String(),
+  missing_persons: Type.Integer(),
+  is_cached: Type.Boolean(),
+  last_refresh: Type.String(),
+});
+const RetentionEnvelope = Type.Object({
+  result: Type.Array(Type.Object({ person: Person, appearances: Type.Array(Type.Integer()) })),
+  next: Nullable(Type.String()),
+  missing_persons: Type.Integer(),
+});
+const Params = Type.Object({ project_id: Type.String() });
+
+type View = (context: ViewContext, raw: RawParams, page: Page) => Promise<ActorsResult>;
+
+interface ViewSpec {
+  name: string;
+  view: View;
+  methods: ('GET' | 'POST')[];
+  /** Stickiness and lifecycle count "has more" after dropping missing persons (PostHog era B). */
+  hasMoreAfterDrop?: boolean;
+  limitKey?: string;
+  offsetKey?: string;
+}
+
+const VIEWS: ViewSpec[] = [
+  { name: 'trends', view: trendsActors, methods: ['GET'] },
+  { name: 'stickiness', view: stickinessActors, methods: ['GET'], hasMoreAfterDrop: true },
+  { name: 'lifecycle', view: lifecycleActors, methods: ['GET'], hasMoreAfterDrop: true },
+  { name: 'funnel', view: funnelActors, methods: ['GET', 'POST'] },
+  {
+    name: 'funnel/correlation',
+    view: correlationActors,
+    methods: ['GET', 'POST'],
+    limitKey: 'funnel_correlation_person_limit',
+    offsetKey: 'funnel_correlation_person_offset',
+  },
+  { name: 'path', view: pathActors, methods: ['GET', 'POST'] },
+];
+
+function absoluteUrl(request: FastifyRequest, siteUrl: string | null, offsetKey?: string, offset?: number): string {
+  // Only the query string survives into links; a POST body is not carried (PostHog behaves alike).
+  const url = new URL(request.url, 'http://placeholder');
+  if (offsetKey !== undefined) url.searchParams.set(offsetKey, String(offset));
+  return `${requestBaseUrl(request, siteUrl)}${url.pathname}${url.search}`;
+}
+
+function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
+  const { project } = projectAccessOf(request);
+  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now() };
+}
+
+export const personAnalyticsRoutes: RouteModule = (app, deps) => {
+  const tags = ['persons'];
+  const access = { scopes: ['person:read'], project: 'project_id', tier: 'analytics' as const };
+
+  for (const spec of VIEWS) {
+    const limitKey = spec.limitKey ?? 'limit';
+    const offsetKey = spec.offsetKey ?? 'offset';
+    app.route({
+      method: spec.methods,
+      url: `/api/projects/:project_id/persons/${spec.name}/`,
+      schema: { tags, params: Params, response: { 200: ActorsEnvelope, ...errorResponses } },
+      config: { access },
+      handler: async (request, reply) => {
+        const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
+        const csv = wantsCsv(request);
+        const page = pageParams(raw, limitKey, offsetKey);
+        const result = await spec.view(contextOf(request, deps), raw, page);
+        if (csv) return sendCsv(reply, toCsv(result.people as unknown as Record<string, unknown>[]), 'persons.csv');
+        const hasMore = (spec.hasMoreAfterDrop ? result.people.length : result.rawCount) >= page.limit;
+        return {
+          results: [{ people: result.people, count: result.people.length }],
+          next: hasMore ? absoluteUrl(request, deps.config.siteUrl, offsetKey, page.offset + page.limit) : null,
+          initial: absoluteUrl(request, deps.config.siteUrl),
+          missing_persons: result.missing,
+          is_cached: false,
+          last_refresh: deps.clock.now().toISOString(),
+        };
+      },
+    });
+  }
+
+  app.get('/api/projects/:project_id/persons/retention/', {
+    schema: { tags, params: Params, response: { 200: RetentionEnvelope, ...errorResponses } },
+    config: { access },
+  }, async (request, reply) => {
+    const raw = mergeParams(request.query, undefined);
+    const csv = wantsCsv(request);
+    const page = pageParams(raw);
+    const { result, rawCount, missing } = await retentionActors(contextOf(request, deps), raw, page);
+    if (csv) return sendCsv(reply, toCsv(result as unknown as Record<string, unknown>[]), 'retention.csv');
+    return {
+      result,
+      next: rawCount >= page.limit ? absoluteUrl(request, deps.config.siteUrl, 'offset', page.offset + page.limit) : null,
+      missing_persons: missing,
+    };
+  });
+};

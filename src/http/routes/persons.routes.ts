@@ -1,0 +1,118 @@
+// Persons: list (JSON, a CSV page, or every match streamed as CSV), retrieve, update, delete.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { preparePropertyFilter } from '../../analytics/property-filter.ts';
+import type { Deps } from '../../deps.ts';
+import { notFound, validationError } from '../../errors.ts';
+import { serializePerson, type PersonRecord } from '../../modules/persons/person.serializer.ts';
+import { parsePersonRef } from '../../modules/persons/person-ref.ts';
+import { setPersonProperties } from '../../modules/persons/person-updates.service.ts';
+import {
+  countPersons,
+  findPerson,
+  iteratePersonRows,
+  listPersonRows,
+  withDistinctIds,
+  type PersonFilters,
+} from '../../modules/persons/persons.repository.ts';
+import { deletePersons } from '../../modules/persons/persons.service.ts';
+import { DeletePersonQuery, FormatQuery, Person, PersonListQuery, PersonParams, ProjectParams, UpdatePersonBody } from '../../modules/persons/persons.schemas.ts';
+import { sendCsv, streamCsv, toCsv, wantsCsv } from '../csv.ts';
+import { pageEnvelope, pageOf } from '../pagination.ts';
+import { actorOf, projectAccessOf } from '../plugins/access.ts';
+import { errorResponses, Page } from '../schemas/common.ts';
+import { Type } from 'typebox';
+import type { RouteModule } from './index.ts';
+
+const tags = ['persons'];
+const read = { access: { scopes: ['person:read'], project: 'project_id' } };
+const write = { access: { scopes: ['person:write'], project: 'project_id' } };
+
+/** The person named by the `:id` path parameter in the request's project, or 404. */
+export async function personOf(deps: Deps, request: FastifyRequest): Promise<PersonRecord> {
+  const { project } = projectAccessOf(request);
+  const ref = parsePersonRef((request.params as { id: string }).id);
+  const person = await findPerson(deps.db, project.id, ref);
+  if (!person) throw notFound();
+  return person;
+}
+
+/** JSON, or the same records as CSV when the caller asked for it. */
+export function respond(reply: FastifyReply, csv: boolean, value: unknown, records?: readonly object[]) {
+  if (!csv) return reply.send(value);
+  return sendCsv(reply, toCsv(records ?? [value as object]));
+}
+
+/** `true`/`false` (any letter case), absent = false; anything else is a 400 naming the parameter. */
+export function booleanParam(value: unknown, attr: string): boolean {
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  const text = String(value).toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw validationError('Must be a valid boolean.', attr);
+}
+
+export const personRoutes: RouteModule = (app, deps) => {
+  const base = '/api/projects/:project_id/persons';
+
+  app.get(`${base}/`, {
+    schema: { tags, params: ProjectParams, querystring: PersonListQuery, response: { 200: Page(Person), ...errorResponses } },
+    config: read,
+  }, async (request, reply) => {
+    const csv = wantsCsv(request);
+    const { project } = projectAccessOf(request);
+    const query = request.query;
+    const filters: PersonFilters = {
+      distinctId: query.distinct_id,
+      email: query.email,
+      search: query.search !== undefined && query.search.trim() !== '' ? query.search.trim() : undefined,
+      properties: query.properties !== undefined && query.properties.trim() !== '' ? await preparePropertyFilter(deps.db, project.id, query.properties) : undefined,
+    };
+    if (csv && query.limit === undefined) {
+      // Every match, streamed in keyset chunks.
+      const source = async function* () {
+        for await (const rows of iteratePersonRows(deps.db, project.id, filters)) {
+          yield (await withDistinctIds(deps.db, project.id, rows)).map(serializePerson);
+        }
+      };
+      return sendCsv(reply, streamCsv(source), 'persons.csv');
+    }
+    const page = pageOf(query);
+    const [count, rows] = await Promise.all([countPersons(deps.db, project.id, filters), listPersonRows(deps.db, project.id, filters, page)]);
+    const results = (await withDistinctIds(deps.db, project.id, rows)).map(serializePerson);
+    const envelope = pageEnvelope(request, deps.config.siteUrl, page, count, results);
+    return respond(reply, csv, envelope, results);
+  });
+
+  app.get(`${base}/:id/`, {
+    schema: { tags, params: PersonParams, querystring: FormatQuery, response: { 200: Person, ...errorResponses } },
+    config: read,
+  }, async (request, reply) => {
+    const csv = wantsCsv(request);
+    return respond(reply, csv, serializePerson(await personOf(deps, request)));
+  });
+
+  app.patch(`${base}/:id/`, {
+    schema: { tags, params: PersonParams, querystring: FormatQuery, body: UpdatePersonBody, response: { 200: Person, ...errorResponses } },
+    config: write,
+  }, async (request, reply) => {
+    const csv = wantsCsv(request);
+    const { project } = projectAccessOf(request);
+    const person = await personOf(deps, request);
+    const updated = await setPersonProperties(deps, project, person, request.body.properties, { userId: actorOf(request).user.id });
+    return respond(reply, csv, serializePerson(updated));
+  });
+
+  app.delete(`${base}/:id/`, {
+    schema: { tags, params: PersonParams, querystring: DeletePersonQuery, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
+    config: write,
+  }, async (request, reply) => {
+    wantsCsv(request);
+    const deleteEvents = booleanParam(request.query.delete_events, 'delete_events');
+    const { project } = projectAccessOf(request);
+    const person = await personOf(deps, request);
+    const outcome = await deletePersons(deps.db, project, [person.id], deleteEvents, { userId: actorOf(request).user.id }, deps.clock.now());
+    if (outcome.deleted === 0) throw notFound();
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,117 @@
+// Step 1 of the pipeline: one client event → the event to store and the person changes it asks
+// for (ingestion.md §2.1–2.2). Pure: no database, no clock of its own.
+import type { JsonObject } from '../db/schema.ts';
+import { validationError } from '../errors.ts';
+import { cleanDistinctId } from './distinct-ids.ts';
+import type { PropertyUpdates } from './person-properties.ts';
+import { resolveTimestamp } from './timestamps.ts';
+import { isUuid, uuidV7 } from './uuid.ts';
+
+export interface NormalizableEvent {
+  event: string;
+  distinct_id: string;
+  properties?: Record<string, unknown>;
+  timestamp?: string | Date;
+  uuid?: string;
+  offset?: number;
+  $set?: Record<string, unknown>;
+  $set_once?: Record<string, unknown>;
+  $unset?: string[];
+}
+
+export interface NormalizeContext {
+  now: Date;
+  sentAt: Date | null;
+  /** How errors name the event, e.g. "batch.3". Empty for a single event. */
+  attrPrefix: string;
+}
+
+export type MergeKind = '$identify' | '$create_alias' | '$merge_dangerously';
+
+export interface PreparedEvent {
+  uuid: string;
+  uuidGiven: boolean;
+  event: string;
+  distinctId: string;
+  timestamp: Date;
+  properties: JsonObject;
+  updates: PropertyUpdates;
+  processPerson: boolean;
+  /** The other distinct id of an $identify / $create_alias / $merge_dangerously, when it has one. */
+  merge: { kind: MergeKind; source: string | null } | null;
+}
+
+// Events that only make sense with a person: dropped when person processing is off.
+const PERSON_ONLY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function unsetKeys(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map((key) => (typeof key === 'string' ? key : JSON.stringify(key)));
+  if (isObject(value)) return Object.keys(value);
+  return [];
+}
+
+function attrOf(context: NormalizeContext, field: string): string {
+  return context.attrPrefix ? `${context.attrPrefix}.${field}` : field;
+}
+
+function mergeOf(name: string, properties: JsonObject): PreparedEvent['merge'] {
+  if (name === '$identify') {
+    // Only the presence of the key matters: String(null) is "null", an illegal id.
+    return Object.hasOwn(properties, '$anon_distinct_id')
+      ? { kind: name, source: cleanDistinctId(String(properties.$anon_distinct_id)) }
+      : null;
+  }
+  if (name === '$create_alias' || name === '$merge_dangerously') {
+    return properties.alias ? { kind: name, source: cleanDistinctId(String(properties.alias)) } : null;
+  }
+  return null;
+}
+
+/** The prepared event, or null when PostHog drops it (a person-only event without person processing). */
+export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext): PreparedEvent | null {
+  if (typeof raw.event !== 'string' || raw.event === '') {
+    throw validationError('event submitted with an empty event name', attrOf(context, 'event'));
+  }
+  const distinctId = cleanDistinctId(raw.distinct_id);
+  if (distinctId === null) throw validationError('event submitted without a distinct_id', attrOf(context, 'distinct_id'));
+  const uuidGiven = typeof raw.uuid === 'string' && raw.uuid !== '';
+  if (uuidGiven && !isUuid(raw.uuid as string)) throw validationError('Must be a valid UUID.', attrOf(context, 'uuid'));
+
+  const properties: JsonObject = isObject(raw.properties) ? { ...raw.properties } : {};
+  // Top-level $set / $set_once are merged into the properties' own; the top level wins.
+  const set = { ...(isObject(properties.$set) ? properties.$set : {}), ...(isObject(raw.$set) ? raw.$set : {}) };
+  const setOnce = { ...(isObject(properties.$set_once) ? properties.$set_once : {}), ...(isObject(raw.$set_once) ? raw.$set_once : {}) };
+  const unset = [...new Set([...unsetKeys(properties.$unset), ...unsetKeys(raw.$unset)])];
+  if (Object.keys(set).length > 0) properties.$set = set;
+  if (Object.keys(setOnce).length > 0) properties.$set_once = setOnce;
+  if (context.sentAt) properties.$sent_at = context.sentAt.toISOString();
+
+  // Only boolean false turns person processing off; anything else counts as true.
+  const processPerson = properties.$process_person_profile !== false;
+  if (!processPerson && PERSON_ONLY_EVENTS.has(raw.event)) return null;
+  const stripUpdates = !processPerson || raw.event === '$groupidentify';
+  if (stripUpdates) {
+    delete properties.$set;
+    delete properties.$set_once;
+    delete properties.$unset;
+  }
+
+  const timestamp = resolveTimestamp(
+    { timestamp: raw.timestamp, offset: raw.offset, ignoreSentAt: Boolean(properties.$ignore_sent_at) },
+    context.now,
+    context.sentAt,
+  );
+  return {
+    uuid: uuidGiven ? (raw.uuid as string).toLowerCase() : uuidV7(context.now),
+    uuidGiven,
+    event: raw.event,
+    distinctId,
+    timestamp,
+    properties,
+    updates: stripUpdates ? { set: {}, setOnce: {}, unset: [] } : { set, setOnce, unset },
+    processPerson,
+    merge: processPerson ? mergeOf(raw.event, properties) : null,
+  };
+}

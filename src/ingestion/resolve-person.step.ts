@@ -1,0 +1,98 @@
+// Step 2 of the pipeline: apply one prepared event to the batch's persons (ingestion.md §2.3–2.5)
+// and say which person the event belongs to, with that person's properties after the event.
+import type { JsonObject } from '../db/schema.ts';
+import { isIllegalDistinctId } from './distinct-ids.ts';
+import type { PreparedEvent } from './normalize-event.step.ts';
+import { attachDistinctId, createPerson, mergeInto, personOf, type PersonBatch, type PersonState } from './person-batch.ts';
+import { applyPropertyUpdates, initialProperties } from './person-properties.ts';
+import { personUuid } from './uuid.ts';
+
+export interface ResolvedEvent {
+  event: PreparedEvent;
+  person: PersonState | null;
+  /** The person's properties as of this event (shared, never modified afterwards). */
+  personProperties: JsonObject;
+  warnings: string[];
+}
+
+function update(person: PersonState, event: PreparedEvent, identified: boolean): void {
+  const properties = applyPropertyUpdates(person.properties, event.updates);
+  const identify = identified && !person.isIdentified;
+  if (properties === person.properties && !identify) return;
+  person.properties = properties;
+  if (identify) person.isIdentified = true;
+  person.version += 1;
+  person.changed = true;
+}
+
+function getOrCreate(batch: PersonBatch, event: PreparedEvent, distinctIds: string[], identified: boolean): PersonState {
+  const existing = personOf(batch, distinctIds[0]);
+  if (existing) {
+    update(existing, event, identified);
+    return existing;
+  }
+  return createPerson(
+    batch,
+    {
+      uuid: personUuid(batch.teamId, distinctIds[0]),
+      properties: initialProperties(event.updates),
+      createdAt: event.timestamp,
+      isIdentified: identified,
+    },
+    distinctIds,
+  );
+}
+
+/** $identify / $create_alias / $merge_dangerously between `source` and the event's distinct id. */
+function identify(batch: PersonBatch, event: PreparedEvent, source: string, warnings: string[]): PersonState {
+  const targetId = event.distinctId;
+  const target = personOf(batch, targetId);
+  const other = personOf(batch, source);
+  if (!target && !other) return getOrCreate(batch, event, [targetId, source], true);
+  if (target && !other) {
+    attachDistinctId(batch, target, source);
+    update(target, event, true);
+    return target;
+  }
+  if (!target && other) {
+    // The person keeps its uuid even when it came from the anonymous id.
+    attachDistinctId(batch, other, targetId);
+    update(other, event, true);
+    return other;
+  }
+  if (target === other) {
+    update(target as PersonState, event, true);
+    return target as PersonState;
+  }
+  const survivor = target as PersonState;
+  if ((other as PersonState).isIdentified && event.merge?.kind !== '$merge_dangerously') {
+    warnings.push('cannot_merge_already_identified');
+    update(survivor, event, true);
+    return survivor;
+  }
+  mergeInto(batch, other as PersonState, survivor);
+  update(survivor, event, true);
+  return survivor;
+}
+
+export function resolvePerson(batch: PersonBatch, event: PreparedEvent): ResolvedEvent {
+  const warnings: string[] = [];
+  if (!event.processPerson) {
+    // Personless: attributed to an existing person if there is one; nothing is created or changed.
+    const person = personOf(batch, event.distinctId);
+    return { event, person, personProperties: person?.properties ?? {}, warnings };
+  }
+  const source = event.merge?.source ?? null;
+  let person: PersonState;
+  if (event.merge && source !== event.distinctId) {
+    if (source === null || isIllegalDistinctId(source) || isIllegalDistinctId(event.distinctId)) {
+      warnings.push('cannot_merge_with_illegal_distinct_id');
+      person = getOrCreate(batch, event, [event.distinctId], false);
+    } else {
+      person = identify(batch, event, source, warnings);
+    }
+  } else {
+    person = getOrCreate(batch, event, [event.distinctId], false);
+  }
+  return { event, person, personProperties: person.properties, warnings };
+}

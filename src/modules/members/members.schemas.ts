@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+
+export const MEMBERSHIP_LEVELS = [1, 8, 15] as const;
+
+export const MembershipLevel = Type.Union(MEMBERSHIP_LEVELS.map((level) => Type.Literal(level)));
+
+export const MembersParams = Type.Object({ organization_id: Type.String() });
+
+export const MemberParams = Type.Object({ organization_id: Type.String(), user_uuid: Type.String() });
+
+export const AddMemberBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  first_name: Type.Optional(Type.String({ maxLength: 150 })),
+  last_name: Type.Optional(Type.String({ maxLength: 150 })),
+  level: Type.Optional(MembershipLevel),
+});
+
+export const UpdateMemberBody = Type.Object({ level: MembershipLevel });

@@ -1,0 +1,163 @@
+// Queries over a project's persons: lookup by id or uuid, the filtered list and its count, keyset
+// chunks for exports, and deletion.
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { compilePropertyFilterForWhere, type FilterNode } from '../../analytics/property-filter.ts';
+import type { Db } from '../../db/database.ts';
+import type { JsonObject } from '../../db/schema.ts';
+import type { PageRequest } from '../../http/pagination.ts';
+import { loadDistinctIds, type PersonRecord } from './person.serializer.ts';
+
+export type PersonRef = { id: number } | { uuid: string };
+
+export interface PersonFilters {
+  distinctId?: string;
+  email?: string;
+  search?: string;
+  properties?: FilterNode;
+}
+
+export interface PersonRowLite {
+  id: number;
+  uuid: string;
+  properties: JsonObject;
+  created_at: Date;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const looksLikeUuid = (value: string) => UUID_PATTERN.test(value);
+
+export async function findPersonRow(db: Db, teamId: number, ref: PersonRef): Promise<PersonRowLite | undefined> {
+  let query = db.selectFrom('persons').select(['id', 'uuid', 'properties', 'created_at']).where('team_id', '=', teamId);
+  query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid.toLowerCase());
+  return query.executeTakeFirst();
+}
+
+export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promise<PersonRecord | undefined> {
+  const row = await findPersonRow(db, teamId, ref);
+  if (!row) return undefined;
+  const distinctIds = await loadDistinctIds(db, teamId, [row.id]);
+  return { ...row, distinct_ids: distinctIds.get(row.id) ?? [] };
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** The WHERE of the list over `persons as p` (the team condition included). */
+function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [sql<SqlBool>`p.team_id = ${teamId}::integer`];
+  if (filters.distinctId !== undefined) {
+    conditions.push(sql<SqlBool>`p.id in (select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${filters.distinctId}::text)`);
+  }
+  // Spelled as the index persons_email is, so the planner uses it.
+  if (filters.email !== undefined) conditions.push(sql<SqlBool>`(p.properties ->> 'email') = ${filters.email}::text`);
+  if (filters.search !== undefined) conditions.push(searchCondition(teamId, filters.search));
+  if (filters.properties) {
+    conditions.push(compilePropertyFilterForWhere(filters.properties, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') }));
+  }
+  return conditions;
+}
+
+/** Substring of email or name (trigram indexes), or an exact distinct id, or an exact uuid: a union of index lookups. */
+function searchCondition(teamId: number, term: string): Expression<SqlBool> {
+  const pattern = `%${escapeLike(term)}%`;
+  const byUuid = looksLikeUuid(term)
+    ? sql`union all select s.id from persons s where s.team_id = ${teamId}::integer and s.uuid = ${term.toLowerCase()}::uuid`
+    : sql``;
+  return sql<SqlBool>`p.id in (
+    select s.id from persons s where s.team_id = ${teamId}::integer and (s.properties ->> 'email') ilike ${pattern}::text
+    union all select s.id from persons s where s.team_id = ${teamId}::integer and (s.properties ->> 'name') ilike ${pattern}::text
+    union all select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${term}::text
+    ${byUuid})`;
+}
+
+const hasFilters = (filters: PersonFilters) =>
+  filters.distinctId !== undefined || filters.email !== undefined || filters.search !== undefined || filters.properties !== undefined;
+
+function whereAll(conditions: Expression<SqlBool>[]) {
+  return sql.join(conditions, sql` and `);
+}
+
+export async function listPersonRows(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRowLite[]> {
+  const result = await sql<PersonRowLite>`
+    select p.id, p.uuid, p.properties, p.created_at from persons p
+    where ${whereAll(conditionsOf(teamId, filters))}
+    order by p.created_at desc, p.id desc
+    limit ${page.limit}::integer offset ${page.offset}::integer`.execute(db);
+  return result.rows;
+}
+
+const FOLD_THRESHOLD = 1000;
+
+/** Exact count; without filters, the maintained team counter (migration 0004) instead of a scan. */
+export async function countPersons(db: Db, teamId: number, filters: PersonFilters): Promise<number> {
+  if (!hasFilters(filters)) return countAllPersons(db, teamId);
+  const result = await sql<{ n: number }>`select count(*)::bigint as n from persons p where ${whereAll(conditionsOf(teamId, filters))}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+export async function countAllPersons(db: Db, teamId: number): Promise<number> {
+  const result = await sql<{ n: number; pending: number }>`
+    select t.person_count + coalesce(d.total, 0) as n, coalesce(d.rows, 0) as pending
+    from teams t
+    left join (select sum(delta) as total, count(*) as rows from person_count_deltas where team_id = ${teamId}::integer) d on true
+    where t.id = ${teamId}::integer`.execute(db);
+  const row = result.rows[0];
+  if (!row) return 0;
+  if (Number(row.pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
+  return Number(row.n);
+}
+
+/** Moves the pending deltas into teams.person_count in one statement (atomic for readers). */
+export async function foldPersonCount(db: Db, teamId: number): Promise<void> {
+  await sql`
+    with folded as (delete from person_count_deltas where team_id = ${teamId}::integer returning delta)
+    update teams set person_count = person_count + coalesce((select sum(delta) from folded), 0)
+    where id = ${teamId}::integer`.execute(db);
+}
+
+/** Every matching person, newest first, in keyset chunks (constant memory for exports). */
+export async function* iteratePersonRows(db: Db, teamId: number, filters: PersonFilters, chunkSize = 1000): AsyncGenerator<PersonRowLite[]> {
+  let after: { created_at: Date; id: number } | null = null;
+  for (;;) {
+    const conditions = conditionsOf(teamId, filters);
+    if (after) conditions.push(sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`);
+    const result = await sql<PersonRowLite>`
+      select p.id, p.uuid, p.properties, p.created_at from persons p
+      where ${whereAll(conditions)}
+      order by p.created_at desc, p.id desc
+      limit ${chunkSize}::integer`.execute(db);
+    if (result.rows.length > 0) yield result.rows;
+    if (result.rows.length < chunkSize) return;
+    const last = result.rows[result.rows.length - 1];
+    after = { created_at: last.created_at, id: last.id };
+  }
+}
+
+export async function withDistinctIds(db: Db, teamId: number, rows: PersonRowLite[]): Promise<PersonRecord[]> {
+  const distinctIds = await loadDistinctIds(db, teamId, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...row, distinct_ids: distinctIds.get(row.id) ?? [] }));
+}
+
+/** Persons of the project matching any of the uuids/ids or owning any of the distinct ids. */
+export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonRef[], distinctIds: string[]): Promise<number[]> {
+  const ids = refs.flatMap((ref) => ('id' in ref ? [ref.id] : []));
+  const uuids = refs.flatMap((ref) => ('uuid' in ref ? [ref.uuid.toLowerCase()] : []));
+  const found = new Set<number>();
+  if (ids.length > 0) {
+    for (const row of await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('id', 'in', ids).execute()) found.add(row.id);
+  }
+  if (uuids.length > 0) {
+    for (const row of await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', 'in', uuids).execute()) found.add(row.id);
+  }
+  if (distinctIds.length > 0) {
+    const rows = await db.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', 'in', distinctIds).execute();
+    for (const row of rows) found.add(row.person_id);
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/** Deletes persons (their distinct ids and static cohort rows cascade); events stay. */
+export async function deletePersonRows(db: Db, teamId: number, personIds: number[]): Promise<number> {
+  if (personIds.length === 0) return 0;
+  const result = await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', 'in', personIds).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

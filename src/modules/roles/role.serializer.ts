@@ -1,0 +1,63 @@
+// Row → wire for roles and memberships, loading what they nest (members, users, flags) in batches.
+import type { Db } from '../../db/database.ts';
+import type { RoleMembershipRow, RoleRow, UserRow } from '../../db/schema.ts';
+import { iso, serializeMember, serializeUser } from '../../http/serializers.ts';
+import { findOrganizationMembershipsByIds, findUsersByIds, listMembershipsOfRoles } from './role-memberships.repository.ts';
+import { listAssociatedFlags } from './roles.repository.ts';
+import type { RoleMembershipWire, RoleWire } from './roles.schemas.ts';
+
+/** The Role membership objects of the rows, in the rows' order. */
+export async function loadRoleMemberships(db: Db, organizationId: string, rows: RoleMembershipRow[]): Promise<RoleMembershipWire[]> {
+  const [members, users] = await Promise.all([
+    findOrganizationMembershipsByIds(db, organizationId, [...new Set(rows.map((row) => row.organization_member_id))]),
+    findUsersByIds(db, [...new Set(rows.map((row) => row.user_id))]),
+  ]);
+  const memberById = new Map(members.map((member) => [member.id, member]));
+  const userById = new Map(users.map((user) => [user.id, user]));
+  return rows.flatMap((row) => {
+    const member = memberById.get(row.organization_member_id);
+    const user = userById.get(row.user_id);
+    // Both are held by foreign keys that cascade; a row missing them was deleted meanwhile.
+    if (!member || !user) return [];
+    return [
+      {
+        id: row.id,
+        role_id: row.role_id,
+        organization_member: serializeMember(member, user),
+        user: serializeUser(user),
+        joined_at: iso(row.joined_at),
+        updated_at: iso(row.updated_at),
+      },
+    ];
+  });
+}
+
+/** The Role objects of the rows, in the rows' order, with members, creator and granted flags. */
+export async function loadRoles(db: Db, organizationId: string, roles: RoleRow[]): Promise<RoleWire[]> {
+  const roleIds = roles.map((role) => role.id);
+  const creatorIds = [...new Set(roles.flatMap((role) => (role.created_by_id === null ? [] : [role.created_by_id])))];
+  const [membershipRows, flags, creators] = await Promise.all([
+    listMembershipsOfRoles(db, organizationId, roleIds),
+    listAssociatedFlags(db, organizationId, roleIds),
+    findUsersByIds(db, creatorIds),
+  ]);
+  const memberships = await loadRoleMemberships(db, organizationId, membershipRows);
+  const creatorById = new Map<number, UserRow>(creators.map((user) => [user.id, user]));
+  return roles.map((role) => {
+    const creator = role.created_by_id === null ? undefined : creatorById.get(role.created_by_id);
+    return {
+      id: role.id,
+      name: role.name,
+      feature_flags_access_level: role.feature_flags_access_level,
+      created_at: iso(role.created_at),
+      created_by: creator ? serializeUser(creator) : null,
+      members: memberships.filter((membership) => membership.role_id === role.id),
+      associated_flags: flags.get(role.id) ?? [],
+    };
+  });
+}
+
+export async function loadRole(db: Db, organizationId: string, role: RoleRow): Promise<RoleWire> {
+  const [wire] = await loadRoles(db, organizationId, [role]);
+  return wire;
+}

@@ -1,0 +1,130 @@
+// Persons and events for the analytical views, written straight into the tables with explicit
+// timestamps (capture is not under test here).
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database.ts';
+import type { JsonObject } from '../../src/db/schema.ts';
+import { setupTestApp, TestClock, type TestContext } from './app.ts';
+import { makeTenant, type Tenant } from './factories.ts';
+
+export interface TestPerson {
+  id: number;
+  uuid: string;
+  distinctId: string;
+  properties: JsonObject;
+}
+
+export async function makePerson(
+  db: Db,
+  teamId: number,
+  options: { distinctIds?: string[]; properties?: JsonObject; createdAt?: string; uuid?: string } = {},
+): Promise<TestPerson> {
+  const distinctIds = options.distinctIds ?? [`user-${crypto.randomBytes(4).toString('hex')}`];
+  const properties = options.properties ?? {};
+  const row = await db
+    .insertInto('persons')
+    .values({ team_id: teamId, uuid: options.uuid ?? crypto.randomUUID(), properties: JSON.stringify(properties), created_at: new Date(options.createdAt ?? '2020-01-01T00:00:00Z') })
+    .returning(['id', 'uuid'])
+    .executeTakeFirstOrThrow();
+  for (const distinctId of distinctIds) {
+    await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: row.id }).execute();
+  }
+  return { id: Number(row.id), uuid: row.uuid, distinctId: distinctIds[0], properties };
+}
+
+export async function makeEvent(
+  db: Db,
+  teamId: number,
+  person: TestPerson,
+  event: string,
+  timestamp: string,
+  properties: JsonObject = {},
+): Promise<void> {
+  await db
+    .insertInto('events')
+    .values({
+      team_id: teamId,
+      uuid: crypto.randomUUID(),
+      event,
+      distinct_id: person.distinctId,
+      person_id: person.id,
+      properties: JSON.stringify(properties),
+      person_properties: JSON.stringify(person.properties),
+      timestamp: new Date(timestamp),
+    })
+    .execute();
+}
+
+/** Many events of one person: [event, timestamp, properties?] triples. */
+export async function makeEvents(db: Db, teamId: number, person: TestPerson, events: [string, string, JsonObject?][]): Promise<void> {
+  for (const [event, timestamp, properties] of events) await makeEvent(db, teamId, person, event, timestamp, properties ?? {});
+}
+
+export async function setTimezone(db: Db, teamId: number, timezone: string): Promise<void> {
+  await db.updateTable('teams').set({ timezone }).where('id', '=', teamId).execute();
+}
+
+export async function deletePerson(db: Db, teamId: number, person: TestPerson): Promise<void> {
+  await sql`delete from persons where team_id = ${teamId} and id = ${person.id}`.execute(db);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ViewResponse { status: number; body: any; text: string; headers: Record<string, unknown> }
+
+export interface AnalyticsContext {
+  ctx: TestContext;
+  tenant: Tenant;
+  teamId: number;
+  /** GET a view path (after `/persons/`) with query params. */
+  get(view: string, params?: Record<string, unknown>, teamId?: number): Promise<ViewResponse>;
+  post(view: string, body: unknown, params?: Record<string, unknown>): Promise<ViewResponse>;
+  /** Follows an absolute `next` link. */
+  follow(url: string): Promise<ViewResponse>;
+}
+
+function queryString(params: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** An app whose clock stands at `now`, one tenant, and request helpers for the views. */
+export async function setupAnalytics(now = '2024-01-20T12:00:00Z'): Promise<AnalyticsContext> {
+  const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false } });
+  const tenant = await makeTenant(ctx.deps.db);
+  const teamId = tenant.project.id;
+  const send = async (method: 'GET' | 'POST', url: string, body?: unknown): Promise<ViewResponse> => {
+    const res = await ctx.app.inject({
+      method,
+      url,
+      headers: tenant.headers,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+    let parsed: unknown;
+    try {
+      parsed = res.json();
+    } catch {
+      parsed = null;
+    }
+    return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers as Record<string, unknown> };
+  };
+  return {
+    ctx,
+    tenant,
+    teamId,
+    get: (view, params = {}, team = teamId) => send('GET', `/api/projects/${team}/persons/${view}/${queryString(params)}`),
+    post: (view, body, params = {}) => send('POST', `/api/projects/${teamId}/persons/${view}/${queryString(params)}`, body),
+    follow: (url) => {
+      const parsed = new URL(url);
+      return send('GET', `${parsed.pathname}${parsed.search}`);
+    },
+  };
+}
+
+/** The uuids of the people of a view's first result, sorted, to compare sets. */
+export function uuidsOf(body: { results: { people: { uuid: string }[] }[] }): string[] {
+  return body.results[0].people.map((person) => person.uuid).sort();
+}
+
+export const sortedUuids = (...persons: TestPerson[]) => persons.map((person) => person.uuid).sort();

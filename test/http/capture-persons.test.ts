@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { personUuid } from '../../src/ingestion/uuid.ts';
+import { makeTenant, type Tenant } from '../helpers/factories.ts';
+import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
+import { countPersons, eventsOf, personByDistinctId, post } from './capture-helpers.ts';
+
+let ctx: TestContext;
+let tenant: Tenant;
+
+before(async () => {
+  ctx = await setupTestApp({ clock: new TestClock(new Date('2026-06-01T12:00:00.000Z')) });
+  tenant = await makeTenant(ctx.deps.db);
+});
+after(() => ctx.close());
+
+async function send(...batch: object[]) {
+  const response = await post(ctx.app, '/batch/', { api_key: tenant.project.api_token, batch });
+  assert.equal(response.statusCode, 200, response.body);
+}
+const person = (distinctId: string) => personByDistinctId(ctx.deps.db, tenant.project.id, distinctId);
+const eventsNamed = async (name: string) => (await eventsOf(ctx.deps.db, tenant.project.id)).filter((event) => event.event === name);
+
+describe('persons from capture', () => {
+  test('first sight creates the person, created at the event time, with a deterministic uuid', async () => {
+    await send({ event: 'pageview', distinct_id: 'create-1', timestamp: '2026-05-01T08:00:00.000Z', properties: { $set_once: { first: 'a' }, $set: { plan: 'free' } } });
+    const created = await person('create-1');
+    assert.ok(created);
+    assert.deepEqual(created.properties, { first: 'a', plan: 'free' });
+    assert.equal(created.created_at.toISOString(), '2026-05-01T08:00:00.000Z');
+    assert.equal(created.uuid, personUuid(tenant.project.id, 'create-1'));
+    assert.equal(created.is_identified, false);
+    assert.deepEqual(created.distinct_ids, ['create-1']);
+  });
+
+  test('$set, $set_once and $unset in properties and at the top level, in their order', async () => {
+    await send(
+      { event: 'e', distinct_id: 'props-1', properties: { $set: { a: 1, b: 1, gone: true } } },
+      // top level wins over properties on the same key; $set_once never overwrites, even a null
+      { event: 'e', distinct_id: 'props-1', properties: { $set: { a: 'props' }, $set_once: { b: 2, c: 3 } }, $set: { a: 'top' } },
+      { event: 'e', distinct_id: 'props-1', $set: { n: null } },
+      { event: 'e', distinct_id: 'props-1', $set_once: { n: 'x' }, properties: { $unset: ['gone'] } },
+      // set then unset of an existing key removes it; of a new key the set wins
+      { event: 'e', distinct_id: 'props-1', $set: { b: 5, fresh: 1 }, $unset: ['b', 'fresh'] },
+    );
+    assert.deepEqual((await person('props-1'))?.properties, { a: 'top', c: 3, n: null, fresh: 1 });
+  });
+
+  test('events of one request apply in order and each event keeps the properties as of itself', async () => {
+    await send(
+      { event: 'snapshot', distinct_id: 'order-1', $set: { step: 1 } },
+      { event: 'snapshot', distinct_id: 'order-1', $set: { step: 2 } },
+      { event: 'snapshot', distinct_id: 'order-1', properties: { $unset: ['step'] } },
+    );
+    const events = await eventsNamed('snapshot');
+    assert.deepEqual(events.map((event) => event.person_properties), [{ step: 1 }, { step: 2 }, {}]);
+    const stored = await person('order-1');
+    assert.deepEqual(stored?.properties, {});
+    assert.ok(events.every((event) => event.person_id === stored?.id));
+  });
+
+  test('$identify with $anon_distinct_id merges the anonymous person into the identified one', async () => {
+    await send({ event: 'anon view', distinct_id: 'anon-1', timestamp: '2026-04-01T00:00:00.000Z', $set: { source: 'ad', shared: 'anon' } });
+    await send({ event: 'login', distinct_id: 'user-1', timestamp: '2026-05-01T00:00:00.000Z', $set: { shared: 'user' } });
+    const anonBefore = await person('anon-1');
+    const userBefore = await person('user-1');
+    await send({ event: '$identify', distinct_id: 'user-1', properties: { $anon_distinct_id: 'anon-1', $set: { email: 'u1@example.com' } } });
+    const merged = await person('user-1');
+    assert.ok(merged && anonBefore && userBefore);
+    assert.equal(merged.id, userBefore.id);
+    assert.equal(merged.uuid, userBefore.uuid);
+    assert.deepEqual(merged.distinct_ids, ['user-1', 'anon-1']);
+    assert.deepEqual(merged.properties, { source: 'ad', shared: 'user', email: 'u1@example.com' });
+    assert.equal(merged.created_at.toISOString(), '2026-04-01T00:00:00.000Z');
+    assert.equal(merged.is_identified, true);
+    const gone = await ctx.deps.db.selectFrom('persons').select('id').where('id', '=', anonBefore.id).executeTakeFirst();
+    assert.equal(gone, undefined);
+    // Past events follow the surviving person.
+    assert.equal((await eventsNamed('anon view'))[0].person_id, merged.id);
+    const activity = await ctx.deps.db.selectFrom('activity_log').selectAll().where('activity', '=', 'merged').where('item_id', '=', String(merged.id)).execute();
+    assert.equal(activity.length, 1);
+    assert.equal(activity[0].scope, 'Person');
+    assert.equal(activity[0].user_id, null);
+    assert.equal(activity[0].team_id, tenant.project.id);
+    assert.equal(activity[0].organization_id, tenant.organization.id);
+    assert.deepEqual(activity[0].detail, {
+      changes: [{ type: 'Person', action: 'merged', field: null, before: null, after: { distinct_ids: ['anon-1'] } }],
+      name: merged.uuid,
+    });
+  });
+
+  test('$identify of two new ids in one request: one identified person, uuid from the identified id', async () => {
+    await send({ event: 'view', distinct_id: 'anon-2' }, { event: '$identify', distinct_id: 'user-2', properties: { $anon_distinct_id: 'anon-2' } }, { event: 'after', distinct_id: 'user-2' });
+    const identified = await person('anon-2');
+    assert.ok(identified);
+    assert.equal(identified.uuid, personUuid(tenant.project.id, 'anon-2'));
+    assert.deepEqual(identified.distinct_ids, ['anon-2', 'user-2']);
+    assert.equal(identified.is_identified, true);
+    const brandNew = async () => {
+      await send({ event: '$identify', distinct_id: 'user-3', properties: { $anon_distinct_id: 'anon-3' } });
+      return person('anon-3');
+    };
+    const both = await brandNew();
+    assert.equal(both?.uuid, personUuid(tenant.project.id, 'user-3'));
+    assert.deepEqual(both?.distinct_ids, ['user-3', 'anon-3']);
+  });
+
+  test('$identify without $anon_distinct_id leaves the person unidentified', async () => {
+    await send({ event: '$identify', distinct_id: 'plain-identify', properties: { $set: { k: 1 } } });
+    const stored = await person('plain-identify');
+    assert.equal(stored?.is_identified, false);
+    assert.deepEqual(stored?.properties, { k: 1 });
+  });
+
+  test('$create_alias attaches the alias to the person', async () => {
+    await send({ event: 'e', distinct_id: 'alias-user', $set: { a: 1 } });
+    await send({ event: '$create_alias', distinct_id: 'alias-user', properties: { distinct_id: 'alias-user', alias: 'alias-other' } });
+    const aliased = await person('alias-other');
+    assert.deepEqual(aliased?.distinct_ids, ['alias-user', 'alias-other']);
+    assert.equal(aliased?.is_identified, true);
+  });
+
+  test('two identified persons are not merged, except by $merge_dangerously', async () => {
+    await send({ event: '$identify', distinct_id: 'id-a', properties: { $anon_distinct_id: 'anon-a' } });
+    await send({ event: '$identify', distinct_id: 'id-b', properties: { $anon_distinct_id: 'anon-b' } });
+    await send({ event: '$identify', distinct_id: 'id-a', properties: { $anon_distinct_id: 'id-b', $set: { tried: true } } });
+    const a = await person('id-a');
+    const b = await person('id-b');
+    assert.notEqual(a?.id, b?.id);
+    assert.deepEqual(a?.properties, { tried: true });
+    await send({ event: '$merge_dangerously', distinct_id: 'id-a', properties: { alias: 'id-b' } });
+    const merged = await person('id-b');
+    assert.equal(merged?.id, a?.id);
+    assert.deepEqual(merged?.distinct_ids, ['id-a', 'anon-a', 'id-b', 'anon-b']);
+  });
+
+  test('illegal distinct ids never merge, with the case rules', async () => {
+    const before = await countPersons(ctx.deps.db, tenant.project.id);
+    for (const illegal of ['anonymous', 'Anonymous', '"guest"', "'null'", 'null', '0', 'undefined', '[object Object]', '   ']) {
+      await send({ event: '$identify', distinct_id: 'illegal-user', properties: { $anon_distinct_id: illegal } });
+      assert.equal(await person(illegal), null, illegal);
+    }
+    assert.equal((await person('illegal-user'))?.is_identified, false);
+    assert.equal(await countPersons(ctx.deps.db, tenant.project.id), before + 1);
+    // These look alike but are legal.
+    await send({ event: '$identify', distinct_id: 'legal-user', properties: { $anon_distinct_id: 'NULL' } });
+    assert.deepEqual((await person('NULL'))?.distinct_ids, ['legal-user', 'NULL']);
+  });
+
+  test('$process_person_profile false: no person is made or changed, person-only events are dropped', async () => {
+    const before = await countPersons(ctx.deps.db, tenant.project.id);
+    await send(
+      { event: 'personless', distinct_id: 'nobody', properties: { $process_person_profile: false, $set: { x: 1 } } },
+      { event: '$identify', distinct_id: 'nobody', properties: { $process_person_profile: false, $anon_distinct_id: 'other' } },
+    );
+    assert.equal(await countPersons(ctx.deps.db, tenant.project.id), before);
+    const [event] = await eventsNamed('personless');
+    assert.equal(event.person_id, null);
+    assert.deepEqual(event.person_properties, {});
+    assert.equal(event.properties.$set, undefined);
+    assert.equal((await eventsOf(ctx.deps.db, tenant.project.id)).filter((e) => e.distinct_id === 'nobody').length, 1);
+
+    await send({ event: 'e', distinct_id: 'somebody', $set: { kept: 1 } });
+    await send({ event: 'personless known', distinct_id: 'somebody', properties: { $process_person_profile: false, $set: { kept: 2 } } });
+    const somebody = await person('somebody');
+    assert.deepEqual(somebody?.properties, { kept: 1 });
+    const [known] = await eventsNamed('personless known');
+    assert.equal(known.person_id, somebody?.id);
+    assert.deepEqual(known.person_properties, { kept: 1 });
+  });
+
+  test('$groupidentify makes a person without properties', async () => {
+    await send({ event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $set: { ignored: 1 } } });
+    assert.deepEqual((await person('$company_acme'))?.properties, {});
+  });
+});
+
+describe('ingestEvents for the persons API', () => {
+  test('inside a caller transaction: $set then $delete_person_property, recorded in the same transaction', async () => {
+    await send({ event: 'e', distinct_id: 'api-1', $set: { keep: 1, drop: 2 } });
+    await ctx.deps.db.transaction().execute(async (trx) => {
+      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }], { userId: tenant.owner.id });
+      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } }]);
+      const inside = await trx.selectFrom('persons').select('properties').where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
+      assert.deepEqual(inside?.properties, { keep: 1, added: true });
+    });
+    assert.deepEqual((await person('api-1'))?.properties, { keep: 1, added: true });
+    const events = await eventsOf(ctx.deps.db, tenant.project.id);
+    const deleted = events.find((event) => event.event === '$delete_person_property');
+    assert.deepEqual(deleted?.person_properties, { keep: 1, added: true });
+  });
+
+  test('a rolled-back caller transaction leaves nothing behind', async () => {
+    await assert.rejects(
+      ctx.deps.db.transaction().execute(async (trx) => {
+        await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-rollback', $set: { x: 1 } }]);
+        throw new Error('caller failed');
+      }),
+    );
+    assert.equal(await person('api-rollback'), null);
+  });
+});

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setupTestApp, type TestContext } from '../helpers/app.ts';
+import { makeKey, makeProject, makeTenant, makeTenantMember, bearer, type Tenant } from '../helpers/factories.ts';
+import { enc, seedPerson, type SeededPerson } from './persons.fixtures.ts';
+
+describe('persons list and retrieve', () => {
+  let ctx: TestContext;
+  let tenant: Tenant;
+  let other: Tenant;
+  let url: string;
+  const persons: SeededPerson[] = [];
+
+  before(async () => {
+    ctx = await setupTestApp();
+    tenant = await makeTenant(ctx.deps.db);
+    other = await makeTenant(ctx.deps.db);
+    url = `/api/projects/${tenant.project.id}/persons/`;
+    const db = ctx.deps.db;
+    const t = tenant.project.id;
+    // Oldest first; the list answers newest first.
+    persons.push(await seedPerson(db, t, { properties: { email: 'alice@example.com', name: 'Alice' }, distinctIds: ['alice', 'alice-2'], createdAt: '2026-01-01T00:00:00Z' }));
+    persons.push(await seedPerson(db, t, { properties: { name: 'Bob Builder' }, distinctIds: ['bob'], createdAt: '2026-01-02T00:00:00Z' }));
+    persons.push(await seedPerson(db, t, { properties: { Email: 'Carol@Example.com' }, distinctIds: ['carol'], createdAt: '2026-01-03T00:00:00Z' }));
+    persons.push(await seedPerson(db, t, { properties: {}, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8c', 'named-dave'], createdAt: '2026-01-04T00:00:00Z' }));
+    persons.push(await seedPerson(db, t, { properties: { username: '' }, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8d'], createdAt: '2026-01-05T00:00:00Z' }));
+    persons.push(await seedPerson(db, t, { properties: { email: '' }, distinctIds: [], createdAt: '2026-01-06T00:00:00Z' }));
+    await seedPerson(db, other.project.id, { properties: { email: 'alice@example.com' }, distinctIds: ['alice'] });
+  });
+  after(() => ctx.close());
+
+  const get = (path: string, headers: Record<string, string> = tenant.headers) => ctx.app.inject({ method: 'GET', url: path, headers });
+
+  it('lists newest first with the Person object exactly', async () => {
+    const res = await get(url);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.count, 6);
+    assert.equal(body.next, null);
+    assert.equal(body.previous, null);
+    assert.deepEqual(body.results.map((p: { id: number }) => p.id), [...persons].reverse().map((p) => p.id));
+    const alice = body.results[5];
+    assert.deepEqual(alice, {
+      id: persons[0].id,
+      name: 'alice@example.com',
+      distinct_ids: ['alice', 'alice-2'],
+      properties: { email: 'alice@example.com', name: 'Alice' },
+      created_at: '2026-01-01T00:00:00.000Z',
+      uuid: persons[0].uuid,
+    });
+  });
+
+  it('derives the name: properties in order, then a non-anonymous distinct id, then the first, then the id', async () => {
+    const res = await get(url);
+    const names = Object.fromEntries(res.json().results.map((p: { id: number; name: string }) => [p.id, p.name]));
+    assert.equal(names[persons[1].id], 'Bob Builder');
+    assert.equal(names[persons[2].id], 'Carol@Example.com');
+    assert.equal(names[persons[3].id], 'named-dave');
+    assert.equal(names[persons[4].id], '0188a-1b2c-3d4e-5f6a-7b8d');
+    assert.equal(names[persons[5].id], String(persons[5].id));
+  });
+
+  it('paginates with absolute next and previous links and the exact count', async () => {
+    const first = await get(`${url}?limit=2`);
+    const body = first.json();
+    assert.equal(body.count, 6);
+    assert.equal(body.results.length, 2);
+    assert.equal(body.previous, null);
+    assert.equal(body.next, `http://localhost:80${url}?limit=2&offset=2`);
+    const second = (await get(`${url}?limit=2&offset=2`)).json();
+    assert.equal(second.previous, `http://localhost:80${url}?limit=2&offset=0`);
+    assert.equal(second.next, `http://localhost:80${url}?limit=2&offset=4`);
+    assert.deepEqual(second.results.map((p: { id: number }) => p.id), [persons[3].id, persons[2].id]);
+    const last = (await get(`${url}?limit=2&offset=4`)).json();
+    assert.equal(last.next, null);
+  });
+
+  it('keeps the filters in the page links', async () => {
+    const body = (await get(`${url}?search=o&limit=1`)).json();
+    assert.equal(body.count, 2);
+    const next = new URL(body.next);
+    assert.equal(next.searchParams.get('search'), 'o');
+    assert.equal(next.searchParams.get('offset'), '1');
+  });
+
+  it('rejects bad limit and offset naming the parameter', async () => {
+    for (const [query, attr] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset']]) {
+      const res = await get(`${url}?${query}`);
+      assert.equal(res.statusCode, 400, query);
+      assert.equal(res.json().attr, attr);
+    }
+  });
+
+  it('filters by distinct_id (any of the person\'s), email (exact) and search', async () => {
+    assert.deepEqual((await get(`${url}?distinct_id=alice-2`)).json().results.map((p: { id: number }) => p.id), [persons[0].id]);
+    assert.equal((await get(`${url}?distinct_id=nobody`)).json().count, 0);
+    assert.deepEqual((await get(`${url}?email=alice@example.com`)).json().results.map((p: { id: number }) => p.id), [persons[0].id]);
+    assert.equal((await get(`${url}?email=ALICE@example.com`)).json().count, 0);
+    // search: substring of email or name, any case; exact distinct id; exact uuid.
+    assert.deepEqual((await get(`${url}?search=ALICE@`)).json().results.map((p: { id: number }) => p.id), [persons[0].id]);
+    assert.deepEqual((await get(`${url}?search=builder`)).json().results.map((p: { id: number }) => p.id), [persons[1].id]);
+    assert.deepEqual((await get(`${url}?search=named-dave`)).json().results.map((p: { id: number }) => p.id), [persons[3].id]);
+    assert.equal((await get(`${url}?search=named-da`)).json().count, 0);
+    assert.deepEqual((await get(`${url}?search=${persons[4].uuid}`)).json().results.map((p: { id: number }) => p.id), [persons[4].id]);
+    // A LIKE wildcard in the term is literal.
+    assert.equal((await get(`${url}?search=%25`)).json().count, 0);
+  });
+
+  it('combines filters with AND', async () => {
+    const res = await get(`${url}?search=example&properties=${enc([{ key: 'name', value: 'Alice' }])}`);
+    assert.deepEqual(res.json().results.map((p: { id: number }) => p.id), [persons[0].id]);
+    assert.equal((await get(`${url}?distinct_id=bob&email=alice@example.com`)).json().count, 0);
+  });
+
+  it('retrieves by integer id and by uuid', async () => {
+    const byId = await get(`${url}${persons[0].id}/`);
+    assert.equal(byId.statusCode, 200, byId.body);
+    assert.equal(byId.json().uuid, persons[0].uuid);
+    const byUuid = await get(`${url}${persons[0].uuid.toUpperCase()}`);
+    assert.equal(byUuid.statusCode, 200, byUuid.body);
+    assert.equal(byUuid.json().id, persons[0].id);
+  });
+
+  it('answers 400 for an id that is neither an integer nor a uuid, 404 for an unknown one', async () => {
+    const bad = await get(`${url}alice/`);
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual(bad.json(), {
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=alice instead.',
+      attr: null,
+    });
+    assert.equal((await get(`${url}999999/`)).statusCode, 404);
+    assert.equal((await get(`${url}99999999999999999999999/`)).statusCode, 404);
+    assert.equal((await get(`${url}00000000-0000-4000-8000-000000000000/`)).statusCode, 404);
+  });
+
+  it('renders CSV for format=csv and Accept: text/csv', async () => {
+    const res = await get(`${url}?format=csv&limit=2`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^text\/csv/);
+    const lines = res.body.trim().split('\n');
+    assert.equal(lines.length, 3);
+    // persons[5] (no distinct ids) and persons[4]: the header is the sorted union of columns.
+    assert.equal(lines[0], 'created_at,distinct_ids.0,id,name,properties.email,properties.username,uuid');
+    assert.equal(lines[1], `2026-01-06T00:00:00.000Z,,${persons[5].id},${persons[5].id},,,${persons[5].uuid}`);
+    const accept = await get(`${url}${persons[0].id}/`, { ...tenant.headers, accept: 'text/csv' });
+    assert.match(String(accept.headers['content-type']), /^text\/csv/);
+    assert.equal(accept.body.split('\n')[0], 'created_at,distinct_ids.0,distinct_ids.1,id,name,properties.email,properties.name,uuid');
+    assert.equal((await get(`${url}?format=json`)).json().count, 6);
+  });
+
+  it('streams every matching person as CSV without a limit', async () => {
+    const res = await get(`${url}?format=csv`);
+    assert.equal(res.statusCode, 200, res.body);
+    const lines = res.body.trim().split('\n');
+    assert.equal(lines.length, 7);
+    assert.ok(lines[6].includes(persons[0].uuid));
+    const filtered = await get(`${url}?format=csv&search=bob`);
+    assert.equal(filtered.body.trim().split('\n').length, 2);
+    const none = await get(`${url}?format=csv&search=nobody-at-all`);
+    assert.equal(none.statusCode, 200);
+    assert.equal(none.body, '');
+  });
+
+  it('rejects a format other than csv or json', async () => {
+    for (const path of [`${url}?format=xml`, `${url}${persons[0].id}/?format=xml`]) {
+      const res = await get(path);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().attr, 'format');
+    }
+  });
+
+  it('never shows another project\'s persons', async () => {
+    const otherPerson = (await get(`/api/projects/${other.project.id}/persons/`, other.headers)).json().results[0];
+    assert.equal((await get(`${url}${otherPerson.id}/`)).statusCode, 404);
+    assert.equal((await get(`${url}${otherPerson.uuid}/`)).statusCode, 404);
+    assert.equal((await get(`/api/projects/${other.project.id}/persons/`)).statusCode, 403);
+    // A second project of the same organization holds none of the first one's persons.
+    const second = await makeProject(ctx.deps.db, tenant.organization);
+    const res = await get(`/api/projects/${second.id}/persons/`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().count, 0);
+    assert.equal((await get(`/api/projects/${second.id}/persons/${persons[0].id}/`)).statusCode, 404);
+  });
+
+  it('needs person:read', async () => {
+    const member = await makeTenantMember(ctx.deps.db, tenant, 1, ['cohort:read']);
+    const res = await get(url, member.headers);
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().detail, "API key missing required scope 'person:read'");
+    const reader = await makeKey(ctx.deps.db, tenant.owner, { scopes: ['person:read'] });
+    assert.equal((await get(url, bearer(reader))).statusCode, 200);
+  });
+
+  it('counts an unfiltered list from the maintained counter, exact after inserts and deletes', async () => {
+    const extra = await seedPerson(ctx.deps.db, tenant.project.id, { distinctIds: ['temp'], createdAt: '2025-01-01T00:00:00Z' });
+    assert.equal((await get(url)).json().count, 7);
+    await ctx.deps.db.deleteFrom('persons').where('id', '=', extra.id).execute();
+    assert.equal((await get(url)).json().count, 6);
+    assert.equal((await get(`/api/projects/${other.project.id}/persons/`, other.headers)).json().count, 1);
+  });
+});

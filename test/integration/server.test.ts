@@ -1,0 +1,157 @@
+// `herd serve` as a process: it listens, answers, and on SIGTERM stops accepting, finishes what is
+// in flight, closes the database and exits 0. Several servers and migrators may share one PostgreSQL.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openPGlite, openPostgres } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
+import { createEmptyDatabase, runHerd, startHerd } from './herd-process.ts';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `herd serve --json` on a free port and waits for its one JSON line (the URL). */
+function serve(env: Record<string, string>): Promise<Served> {
+  const child = startHerd(['serve', '--json'], { PORT: '0', RATE_LIMIT: 'off', ...env });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n')) resolve({ child, url: JSON.parse(line).url, stderr: () => stderr, exited });
+    });
+    void exited.then((code) => reject(new Error(`herd serve exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+async function stop(server: Served): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+describe(`herd serve (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  before(async () => {
+    if (onPostgres) {
+      const database = await createEmptyDatabase();
+      env = { DATABASE_URL: database.url };
+      cleanup = database.drop;
+    } else {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-serve-'));
+      env = { DATA_DIR: dir };
+      cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  after(() => cleanup());
+
+  it('serves the data the CLI wrote, and exits 0 on SIGTERM', async () => {
+    const boot = await runHerd(['bootstrap', '--email', 'serve@example.com', '--json'], env);
+    assert.equal(boot.code, 0, boot.stderr);
+    const { personal_api_key: key, project_id: projectId } = JSON.parse(boot.stdout);
+
+    const server = await serve(env);
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await fetch(`${server.url}/_health`)).status, 200);
+    assert.equal((await fetch(`${server.url}/_ready`)).status, 200);
+    const projects = await fetch(`${server.url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(projects.status, 200);
+    assert.equal((await projects.json()).results[0].id, projectId);
+
+    // A request in flight when the signal arrives (headers sent, body still coming) gets its answer.
+    const request = http.request(`${server.url}/api/projects/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    });
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+    });
+    request.write('{"name": "in fl');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    request.end('ight"}');
+    const response = await answered;
+    assert.equal(response.status, 201, response.body);
+    assert.equal(JSON.parse(response.body).name, 'in flight');
+    const code = await server.exited;
+    assert.equal(code, 0, server.stderr());
+    assert.match(server.stderr(), /"msg":"shutting down"/);
+    await assert.rejects(fetch(`${server.url}/_health`), 'no longer listening');
+  });
+
+  it('logs JSON lines with a request id and never the key', async () => {
+    const server = await serve(env);
+    await fetch(`${server.url}/api/projects/`, { headers: { authorization: 'Bearer phx_secret_value_that_must_not_leak', 'x-request-id': 'trace-42' } });
+    assert.equal(await stop(server), 0);
+    const lines = server.stderr().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    assert.ok(lines.some((line) => line.reqId === 'trace-42'), 'the request id is in the log');
+    assert.ok(!server.stderr().includes('phx_secret_value_that_must_not_leak'));
+  });
+});
+
+describe('migrations at once on one database', () => {
+  if (onPostgres) {
+    it('two `herd migrate` and two servers at once on one PostgreSQL all succeed', async () => {
+      const database = await createEmptyDatabase();
+      try {
+        const env = { DATABASE_URL: database.url };
+        const [first, second] = await Promise.all([runHerd(['migrate', '--json'], env), runHerd(['migrate', '--json'], env)]);
+        assert.equal(first.code, 0, first.stderr);
+        assert.equal(second.code, 0, second.stderr);
+        const applied = [...JSON.parse(first.stdout).applied, ...JSON.parse(second.stdout).applied].sort();
+        assert.deepEqual(applied, Object.keys(migrations).sort(), 'each migration ran exactly once');
+
+        const fresh = await createEmptyDatabase();
+        try {
+          const servers = await Promise.all([serve({ DATABASE_URL: fresh.url }), serve({ DATABASE_URL: fresh.url })]);
+          for (const server of servers) assert.equal((await fetch(`${server.url}/_ready`)).status, 200);
+          assert.deepEqual(await Promise.all(servers.map(stop)), [0, 0]);
+          const handle = await openPostgres(fresh.url, 1);
+          try {
+            const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
+            assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations).sort());
+          } finally {
+            await handle.close();
+          }
+        } finally {
+          await fresh.drop();
+        }
+      } finally {
+        await database.drop();
+      }
+    });
+  } else {
+    it('two migrators at once on one PGlite both succeed and apply each migration once', async () => {
+      const handle = await openPGlite({ dataDir: null });
+      try {
+        const [first, second] = await Promise.all([migrateToLatest(handle.db), migrateToLatest(handle.db)]);
+        assert.deepEqual([...first, ...second].sort(), Object.keys(migrations).sort());
+        const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
+        assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations).sort());
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+});

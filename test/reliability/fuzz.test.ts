@@ -1,0 +1,235 @@
+// Fuzzing every operation of the OpenAPI document, the property filters and capture: never a 500,
+// never a request that hangs, never a changed row on a refused (4xx) request or on a read.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
+import { setupTestApp, type TestContext } from '../helpers/app.ts';
+import {
+  changedTables,
+  fillPath,
+  findOperation,
+  injectWithin,
+  loadOperations,
+  minimalValue,
+  PUBLIC_PATH,
+  RequestTimeout,
+  resourceOf,
+  snapshotDatabase,
+  type JsonSchema,
+  type Operation,
+  type Snapshot,
+} from '../helpers/reliability.ts';
+import {
+  capturePayload, encode, filterTree, gzipBomb, jsonBody, nestedFilter, prototypeFilter, queryString, wideFilter, type CapturePayload,
+} from './fuzz-arbitraries.ts';
+import { bodyIdsOf, buildWorld, CAPTURE_PATHS, captureBatch, type World } from './seed.ts';
+
+// Bounded so the file stays well under a minute; HERD_FUZZ_SCALE=10 for a long campaign.
+const SCALE = Number(process.env.HERD_FUZZ_SCALE ?? 1);
+// A random seed each run (printed in the summary); HERD_FUZZ_SEED replays one.
+const SEED = Number(process.env.HERD_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)), endOnFailure: true, seed: SEED });
+
+class Fuzzer {
+  requests = 0;
+  readonly serverErrors: string[] = [];
+  readonly hangs: string[] = [];
+  readonly rowChanges: string[] = [];
+  readonly badEnvelopes: string[] = [];
+  #baseline: Snapshot | null = null;
+  readonly #ctx: TestContext;
+  constructor(ctx: TestContext) {
+    this.#ctx = ctx;
+  }
+
+  /** One request, judged: the answer is below 500, in time, and a refusal or a read wrote nothing. */
+  async send(options: InjectOptions) {
+    const db = this.#ctx.deps.db;
+    this.#baseline ??= await snapshotDatabase(db);
+    const label = `${options.method} ${String(options.url).slice(0, 160)} ${typeof options.payload === 'string' ? options.payload.slice(0, 160) : ''}`;
+    this.requests += 1;
+    let res;
+    try {
+      res = await injectWithin(this.#ctx.app, options, 15_000);
+    } catch (error) {
+      if (!(error instanceof RequestTimeout)) throw error;
+      this.hangs.push(label);
+      this.#baseline = await snapshotDatabase(db);
+      return null;
+    }
+    if (res.statusCode >= 500) this.serverErrors.push(`${label} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+    const afterward = await snapshotDatabase(db);
+    const changed = changedTables(this.#baseline, afterward);
+    if (changed.length > 0 && (res.statusCode >= 400 || options.method === 'GET')) this.rowChanges.push(`${label} → ${res.statusCode} changed ${changed.join(', ')}`);
+    if (res.statusCode >= 400 && !(res.headers['content-type'] ?? '').toString().startsWith('text/html')) {
+      const body = safeJson(res.body);
+      if (!body || !['type', 'code', 'detail', 'attr'].every((k) => k in body)) this.badEnvelopes.push(`${label} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+    }
+    this.#baseline = afterward;
+    return res;
+  }
+
+  /** Where each list stands, so a test judges only the requests it sent. */
+  mark() {
+    return [this.serverErrors.length, this.hangs.length, this.rowChanges.length, this.badEnvelopes.length];
+  }
+
+  assertClean(mark = [0, 0, 0, 0]) {
+    assert.deepEqual(this.serverErrors.slice(mark[0]), [], 'no 500');
+    assert.deepEqual(this.hangs.slice(mark[1]), [], 'no hung request');
+    assert.deepEqual(this.rowChanges.slice(mark[2]), [], 'no row changed by a refused request or a read');
+    assert.deepEqual(this.badEnvelopes.slice(mark[3]), [], 'every error in the envelope');
+  }
+}
+
+function safeJson(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === 'object' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+describe('fuzzing', () => {
+  let ctx: TestContext;
+  let operations: Operation[];
+  let doc: JsonSchema;
+  let world: World;
+  let fuzzer: Fuzzer;
+  let captureLive = false;
+  const urlOf = (op: Operation) => fillPath(op.path, Object.fromEntries(op.pathParams.map((p) => [p, world.idsA[resourceOf(op.path, p)]?.[0] ?? '1'])));
+  const isCapture = (op: Operation) => CAPTURE_PATHS.some((p) => p.replace(/\/$/, '') === op.path.replace(/\/$/, ''));
+  const personsList = () => `/api/projects/${world.a.project.id}/persons/`;
+
+  before(async () => {
+    ctx = await setupTestApp();
+    ({ operations, doc } = await loadOperations(ctx.app));
+    world = await buildWorld(ctx.app, ctx.deps, operations);
+    fuzzer = new Fuzzer(ctx);
+    const probe = await ctx.app.inject({ method: 'POST', url: '/batch/', payload: captureBatch(world.a.project.api_token, [{ event: 'probe', distinct_id: 'probe' }]) });
+    captureLive = probe.statusCode === 200;
+  });
+  after(() => ctx.close());
+
+  it('survives hostile query strings on every GET operation', async () => {
+    const mark = fuzzer.mark();
+    const targets = operations.filter((op) => op.method === 'GET' && !PUBLIC_PATH.test(op.path));
+    assert.ok(targets.length > 0);
+    const target = fc.constantFrom(...targets).chain((op) => fc.tuple(fc.constant(op), queryString(op.query.map((q) => q.name))));
+    await fc.assert(fc.asyncProperty(target, async ([op, query]) => {
+      await fuzzer.send({ method: 'GET', url: `${urlOf(op)}?${query}`, headers: world.a.headers });
+    }), runs(400));
+    fuzzer.assertClean(mark);
+  });
+
+  it('survives hostile JSON bodies on every POST, PUT and PATCH operation', async () => {
+    const mark = fuzzer.mark();
+    const targets = operations.filter((op) => ['POST', 'PUT', 'PATCH'].includes(op.method) && !isCapture(op) && !PUBLIC_PATH.test(op.path));
+    assert.ok(targets.length > 0);
+    const target = fc.constantFrom(...targets).chain((op) => {
+      const valid = op.body ? minimalValue(doc, op.body, bodyIdsOf(world.idsA, world.distinctIdsA), '', true) : {};
+      return fc.tuple(fc.constant(op), jsonBody(valid));
+    });
+    await fc.assert(fc.asyncProperty(target, async ([op, body]) => {
+      await fuzzer.send({ method: op.method, url: urlOf(op), headers: { ...world.a.headers, 'content-type': 'application/json' }, payload: body });
+    }), runs(400));
+    fuzzer.assertClean(mark);
+  });
+
+  it('answers every property-filter tree with 200 or a 400 naming properties', async (t) => {
+    const mark = fuzzer.mark();
+    const filtered = operations.filter((op) => op.method === 'GET' && op.query.some((q) => q.name === 'properties'));
+    const urls = filtered.length > 0 ? filtered.map((op) => ({ url: urlOf(op), strict: /\/persons\/$/.test(op.path), op })) : [{ url: personsList(), strict: true, op: null }];
+    t.diagnostic(`filter targets: ${urls.map((u) => u.url).join(', ')}`);
+    const misnamed: string[] = [];
+    const text = fc.oneof({ weight: 5, arbitrary: filterTree.map((tree) => JSON.stringify(tree) ?? 'null') }, { weight: 1, arbitrary: prototypeFilter });
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...urls), text, async (target, filter) => {
+      const required = (target.op?.query ?? []).filter((q) => q.required && q.name !== 'properties');
+      const extra = required.map((q) => `&${q.name}=${encodeURIComponent(String(minimalValue(doc, q.schema, {}, q.name)))}`).join('');
+      const res = await fuzzer.send({ method: 'GET', url: `${target.url}?properties=${encode(filter)}${extra}`, headers: world.a.headers });
+      if (res && filtered.length > 0 && target.strict && res.statusCode === 400 && res.json().attr !== 'properties') misnamed.push(`${filter.slice(0, 120)} → ${res.body}`);
+      if (res && filtered.length > 0 && target.strict && ![200, 400].includes(res.statusCode)) misnamed.push(`${filter.slice(0, 120)} → ${res.statusCode}`);
+    }), runs(300));
+    fuzzer.assertClean(mark);
+    assert.deepEqual(misnamed, []);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype is not polluted');
+  });
+
+  it('enforces the filter limits: deeper than 20 or more than 10 000 values is a 400 on properties', async (t) => {
+    const mark = fuzzer.mark();
+    const exists = Boolean(findOperation(operations, 'GET', '/api/projects/{}/persons/'));
+    const get = (filter: unknown) => fuzzer.send({ method: 'GET', url: `${personsList()}?properties=${encodeURIComponent(JSON.stringify(filter))}`, headers: world.a.headers });
+    if (!exists) {
+      t.diagnostic('persons list not registered yet: the limits are checked once it lands');
+      const res = await get(nestedFilter(30));
+      assert.equal(res?.statusCode, 404);
+      return;
+    }
+    for (const filter of [nestedFilter(25), nestedFilter(200), wideFilter(12_000), Array.from({ length: 11 }, () => wideFilter(1000)[0])]) {
+      const res = await get(filter);
+      assert.equal(res?.statusCode, 400, JSON.stringify(filter).slice(0, 100));
+      assert.equal(res?.json().attr, 'properties');
+    }
+    for (const filter of [nestedFilter(5), wideFilter(500)]) {
+      const res = await get(filter);
+      assert.equal(res?.statusCode, 200, res?.body);
+    }
+    fuzzer.assertClean(mark);
+  });
+
+  it('refuses broken capture payloads whole and never answers 500', async (t) => {
+    const mark = fuzzer.mark();
+    if (!captureLive) {
+      t.diagnostic('capture not registered yet: checked that /batch/ is absent');
+      const res = await fuzzer.send({ method: 'POST', url: '/batch/', payload: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(res?.statusCode, 404);
+      return;
+    }
+    const statuses: Record<string, number> = {};
+    const unexpected: string[] = [];
+    const send = async (path: string, payload: CapturePayload) => {
+      const res = await fuzzer.send({ method: 'POST', url: path, headers: payload.headers, payload: payload.body });
+      if (!res) return;
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      if (![200, 400, 401, 413, 415].includes(res.statusCode)) unexpected.push(`${payload.label} ${path} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+    };
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...CAPTURE_PATHS), capturePayload(world.a.project.api_token), async (path, payload) => {
+      await send(path, payload);
+    }), runs(250));
+    const bomb = await fuzzer.send({ method: 'POST', url: '/batch/', headers: gzipBomb(world.a.project.api_token).headers, payload: gzipBomb(world.a.project.api_token).body });
+    assert.equal(bomb?.statusCode, 413, 'a gzip bomb is refused as too large');
+    t.diagnostic(`capture statuses: ${JSON.stringify(statuses)}`);
+    fuzzer.assertClean(mark);
+    assert.deepEqual(unexpected, []);
+  });
+
+  it('answers the corpus of inputs that once answered 500 without a 500', async () => {
+    const mark = fuzzer.mark();
+    const token = world.a.project.api_token;
+    const json = { 'content-type': 'application/json' };
+    const filter = (f: unknown) => `${personsList()}?properties=${encode(JSON.stringify(f))}`;
+    const requests: InjectOptions[] = [
+      ...['offset=Infinity', 'offset=1e300', 'offset=99999999999999999999', 'limit=1e300'].flatMap((q) =>
+        ['/api/organizations/', '/api/projects/', personsList()].map((path) => ({ method: 'GET' as const, url: `${path}?${q}`, headers: world.a.headers }))),
+      { method: 'GET', url: filter([{ key: 'email', value: '\u0000', operator: 'exact' }]), headers: world.a.headers },
+      { method: 'GET', url: filter([{ key: 'a\u0000', value: 'x', operator: 'icontains' }]), headers: world.a.headers },
+      { method: 'GET', url: filter([{ key: 'email', value: '(', operator: 'regex' }]), headers: world.a.headers },
+      { method: 'POST', url: '/capture/', headers: json, payload: JSON.stringify({ api_key: token, event: 'x'.repeat(1_000_000), distinct_id: 'giant', properties: {} }) },
+      { method: 'POST', url: '/capture/', headers: json, payload: JSON.stringify({ api_key: token, event: crypto.randomBytes(3000).toString('hex'), distinct_id: 'long', properties: {} }) },
+      { method: 'POST', url: '/capture/', headers: json, payload: JSON.stringify({ api_key: token, event: 'nul\u0000', distinct_id: 'nul\u0000', properties: { 'k\u0000': 'v\u0000' } }) },
+    ];
+    for (const request of requests) await fuzzer.send(request);
+    fuzzer.assertClean(mark);
+  });
+
+  it('prints the summary', (t) => {
+    const summary = `fuzz summary (seed ${SEED}): ${fuzzer.requests} requests fuzzed, ${fuzzer.serverErrors.length} answered 500, ${fuzzer.hangs.length} hung, ${fuzzer.rowChanges.length} changed rows when refused`;
+    t.diagnostic(summary);
+    console.log(summary);
+    assert.ok(fuzzer.requests > 0);
+    fuzzer.assertClean();
+  });
+});
