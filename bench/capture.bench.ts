@@ -5,6 +5,7 @@
 //   node bench/capture.bench.ts --pg "postgres://root@/herd_bench?host=/var/run/postgresql"
 import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
 import type { Db } from '../src/db/database.ts';
@@ -91,6 +92,8 @@ async function main() {
     seedBatches.push(Array.from({ length: Math.min(500, EXISTING - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
   }
   await ingestAll(deps, team, seedBatches);
+  // Steady state: a production table has statistics (autovacuum); a fresh one would mislead the planner.
+  await sql`analyze`.execute(handle.db);
 
   const postAll = async (batches: CaptureEvent[][]) => {
     for (const batch of batches) {

@@ -62,7 +62,7 @@ export function truncate(date: Date, interval: Interval): Date {
   return d;
 }
 
-const RELATIVE = /^-?(\d+)([hdwmqy])(Start|End)?$/;
+const RELATIVE = /^-?(\d{1,6})([hdwmqy])(Start|End)?$/;
 const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 export interface ParsedDate {
@@ -93,6 +93,7 @@ export function parseDate(raw: string, timezone: string, now: Date, attr: string
       value = truncate(value, period);
       if (relative[3] === 'End') value = new Date(addInterval(value, period, 1).getTime() - 1);
     }
+    if (Number.isNaN(value.getTime()) || value.getUTCFullYear() < 1) throw validationError(`Unable to parse the date "${raw}".`, attr);
     return { value, hourly: unit === 'h', dateOnly: false };
   }
   const absolute = ABSOLUTE.exec(raw.trim());
@@ -101,7 +102,7 @@ export function parseDate(raw: string, timezone: string, now: Date, attr: string
   const ms = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
   let value = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms));
   const valid = value.getUTCMonth() === Number(mo) - 1 && value.getUTCDate() === Number(d) && Number(h ?? 0) < 24 && Number(mi ?? 0) < 60 && Number(s ?? 0) < 60;
-  if (!valid || Number.isNaN(value.getTime())) throw validationError(`Unable to parse the date "${raw}".`, attr);
+  if (!valid || Number.isNaN(value.getTime()) || Number(y) < 1) throw validationError(`Unable to parse the date "${raw}".`, attr);
   if (zone) {
     // An explicit offset names an instant; the range is still reasoned about in the project's time.
     const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));

@@ -14,7 +14,7 @@ import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams 
 export function stepSelection(raw: RawParams, stepCount: number): RawBuilder<unknown> {
   const custom = jsonParam(raw, 'funnel_custom_steps');
   if (custom !== undefined) {
-    if (!Array.isArray(custom) || custom.length === 0 || !custom.every((step) => Number.isInteger(step))) {
+    if (!Array.isArray(custom) || custom.length === 0 || !custom.every((step) => Number.isInteger(step) && Math.abs(step as number) <= 1000)) {
       throw validationError('Expected a list of step numbers.', 'funnel_custom_steps');
     }
     return sql`f.steps in (${sql.join(custom as number[])})`;
@@ -74,7 +74,7 @@ async function breakdownSelection(context: ViewContext, raw: RawParams, spec: Fu
   const type = stringParam(raw, 'breakdown_type') ?? 'event';
   let matches: RawBuilder<unknown>;
   if (type === 'cohort') {
-    if (!Number.isInteger(Number(wanted))) throw validationError('A valid cohort id is required.', 'funnel_step_breakdown');
+    if (!Number.isInteger(Number(wanted)) || Number(wanted) < 1 || Number(wanted) > 2_147_483_647) throw validationError('A valid cohort id is required.', 'funnel_step_breakdown');
     const node = await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'), 'funnel_step_breakdown');
     matches = filterSql(node, context.teamId);
   } else if (type === 'event' || type === 'person') {

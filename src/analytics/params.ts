@@ -16,7 +16,17 @@ export function mergeParams(query: unknown, body: unknown): RawParams {
     throw validationError('Invalid data. Expected a dictionary.', null);
   }
   if (body && typeof body === 'object') Object.assign(merged, body);
+  for (const [key, value] of Object.entries(merged)) {
+    if (holdsNul(value, 0)) throw validationError('Null characters are not allowed.', key);
+  }
   return merged;
+}
+
+/** PostgreSQL text cannot hold U+0000 (also inside JSON-encoded values); such input is a 400, not a 500. */
+function holdsNul(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes('\u0000') || value.includes('\\u0000');
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item, depth + 1));
 }
 
 /** A scalar parameter as text; a repeated query key counts by its last value. */

@@ -63,6 +63,8 @@ function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter
   }
   if (type !== 'person' && type !== 'event') throw invalid(`Property filter type "${type}" is not supported.`);
   if (typeof raw.key !== 'string' || raw.key.length === 0) throw invalid('Each property filter needs a key.');
+  // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the query.
+  if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000')) throw invalid('Null characters are not allowed.');
   const operator = raw.operator === undefined || raw.operator === null ? 'exact' : raw.operator;
   if (typeof operator !== 'string' || !(PROPERTY_OPERATORS as readonly string[]).includes(operator)) {
     throw invalid(`Operator "${String(operator)}" is not supported.`);

@@ -52,7 +52,7 @@ async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBu
   if (type === undefined || value === undefined) return sql`true`;
   if (type === 'cohort') {
     if (value === 'all') return sql`true`;
-    if (!/^\d+$/.test(value)) throw validationError('A valid cohort id is required.', 'breakdown_value');
+    if (!/^\d{1,9}$/.test(value)) throw validationError('A valid cohort id is required.', 'breakdown_value');
     return filterSql(await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'), 'breakdown_value'), teamId);
   }
   if (type !== 'event' && type !== 'person') throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');

@@ -4,13 +4,12 @@ import type { Db } from '../db/database.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { recordActivities } from '../modules/activity/activity.repository.ts';
-import { loadPersons } from './load-persons.step.ts';
+import { loadBatch } from './load-batch.step.ts';
 import { normalizeEvent, type NormalizableEvent, type PreparedEvent } from './normalize-event.step.ts';
 import { openPersonBatch } from './person-batch.ts';
 import { resolvePerson, type ResolvedEvent } from './resolve-person.step.ts';
 import { sanitizeJsonValue } from './sanitize-json.ts';
-import { findStoredUuids, writeEvents } from './write-events.step.ts';
-import { writePersons } from './write-persons.step.ts';
+import { writeBatch } from './write-batch.step.ts';
 
 export interface CaptureEvent {
   event: string;
@@ -48,30 +47,25 @@ export function prepareEvents(events: NormalizableEvent[], context: { now: Date;
   return prepared;
 }
 
-/** Skips events whose uuid is already stored or repeated earlier in the batch (SDK retries). */
-async function newEventsOnly(db: Db, teamId: number, events: PreparedEvent[]): Promise<PreparedEvent[]> {
-  const stored = await findStoredUuids(db, teamId, events.filter((event) => event.uuidGiven).map((event) => event.uuid));
-  const seen = new Set<string>();
-  return events.filter((event) => {
-    if (stored.has(event.uuid) || seen.has(event.uuid)) return false;
-    seen.add(event.uuid);
-    return true;
-  });
-}
-
 async function processBatch(deps: Deps, db: Db, team: TeamRow, events: PreparedEvent[], actor: Actor): Promise<void> {
-  const fresh = await newEventsOnly(db, team.id, events);
-  if (fresh.length === 0) return;
   const distinctIds = new Set<string>();
-  for (const event of fresh) {
+  for (const event of events) {
     distinctIds.add(event.distinctId);
     if (event.merge?.source) distinctIds.add(event.merge.source);
   }
-  const loaded = await loadPersons(db, team.id, [...distinctIds]);
+  const given = events.filter((event) => event.uuidGiven).map((event) => event.uuid);
+  const loaded = await loadBatch(db, team.id, given, [...distinctIds]);
+  // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
+  const seen = new Set<string>();
+  const fresh = events.filter((event) => {
+    if (loaded.storedUuids.has(event.uuid) || seen.has(event.uuid)) return false;
+    seen.add(event.uuid);
+    return true;
+  });
+  if (fresh.length === 0) return;
   const batch = openPersonBatch(team.id, loaded.persons, loaded.distinctIds);
   const resolved: ResolvedEvent[] = fresh.map((event) => resolvePerson(batch, event));
-  const merges = await writePersons(db, batch);
-  await writeEvents(db, team.id, resolved);
+  const merges = await writeBatch(db, batch, resolved);
   await recordActivities(
     db,
     merges.map((merge) => ({

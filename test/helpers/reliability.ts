@@ -174,6 +174,28 @@ export async function snapshotDatabase(db: Db): Promise<Snapshot> {
   return Object.fromEntries(result.rows.map((row) => [row.name, { rows: Number(row.rows), hash: row.hash }]));
 }
 
+/**
+ * The same over one tenant's rows only: tables with `team_id` restricted to its projects, tables
+ * with `organization_id` to its organization, and its organization row.
+ */
+export async function snapshotTenant(db: Db, organizationId: string, teamIds: number[]): Promise<Snapshot> {
+  const columns = await sql<{ table_name: string; column_name: string }>`
+    select table_name, column_name from information_schema.columns
+    where table_schema = 'public' and column_name in ('team_id', 'organization_id') and table_name not like 'kysely_%'`.execute(db);
+  const byTable = new Map<string, Set<string>>();
+  for (const row of columns.rows) byTable.set(row.table_name, (byTable.get(row.table_name) ?? new Set()).add(row.column_name));
+  const parts = [...byTable.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, cols]) => {
+    const where = cols.has('team_id') ? sql`t.team_id::bigint = any(${teamIds}::bigint[])` : sql`t.organization_id::text = ${organizationId}`;
+    return sql`select ${name}::text as name, count(*)::int as rows,
+      coalesce(md5(string_agg(to_jsonb(t)::text, ',' order by to_jsonb(t)::text)), '') as hash
+      from ${sql.table(name)} t where ${where}`;
+  });
+  parts.push(sql`select 'organizations'::text as name, count(*)::int as rows, coalesce(md5(string_agg(to_jsonb(t)::text, ',')), '') as hash
+    from organizations t where t.id::text = ${organizationId}`);
+  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  return Object.fromEntries(result.rows.map((row) => [row.name, { rows: Number(row.rows), hash: row.hash }]));
+}
+
 /** The tables whose rows differ between two snapshots. */
 export function changedTables(before: Snapshot, after: Snapshot): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);

@@ -147,6 +147,10 @@ describe('persons/funnel', () => {
       [{ funnel_step: '1', funnel_window_interval_unit: 'year' }, 'funnel_window_interval_unit'],
       [{ funnel_step: '1', funnel_order_type: 'random' }, 'funnel_order_type'],
       [{ funnel_step: '1', funnel_custom_steps: 'x' }, 'funnel_custom_steps'],
+      [{ funnel_custom_steps: [1e300] }, 'funnel_custom_steps'],
+      [{ funnel_step: '99999999999999999999' }, 'funnel_step'],
+      [{ funnel_step: '1', funnel_window_interval: '0' }, 'funnel_window_interval'],
+      [{ funnel_step: '1', exclusions: [{ id: 'x', funnel_from_step: 2, funnel_to_step: 1 }] }, 'exclusions'],
       [{ funnel_step: '1', events: [] }, 'events'],
       [{ funnel_step: '1', actions: [{ id: 3, type: 'actions' }] }, 'actions'],
     ];

@@ -95,6 +95,27 @@ describe('persons/trends', () => {
     assert.deepEqual(uuidsOf(none.body), sortedUuids(alice, carol));
   });
 
+  it('narrows by a cohort breakdown, static or dynamic; an unknown cohort is a 400', async () => {
+    const base = { entity_id: '$pageview', entity_type: 'events', date_from: '2024-01-09', date_to: '2024-01-14', display: 'ActionsTable', breakdown_type: 'cohort' };
+    const staticCohort = await db.insertInto('cohorts').values({ team_id: a.teamId, name: 'static', is_static: true }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('cohort_people').values({ team_id: a.teamId, cohort_id: staticCohort.id, person_id: bob.id }).execute();
+    const byStatic = await a.get('trends', { ...base, breakdown_value: String(staticCohort.id) });
+    assert.equal(byStatic.status, 200, byStatic.text);
+    assert.deepEqual(uuidsOf(byStatic.body), [bob.uuid]);
+    const dynamic = await db
+      .insertInto('cohorts')
+      .values({ team_id: a.teamId, name: 'pro', is_static: false, filters: JSON.stringify({ properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } }) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const byDynamic = await a.get('trends', { ...base, breakdown_value: String(dynamic.id) });
+    assert.deepEqual(uuidsOf(byDynamic.body), [alice.uuid]);
+    const all = await a.get('trends', { ...base, breakdown_value: 'all' });
+    assert.deepEqual(uuidsOf(all.body), sortedUuids(alice, bob, carol));
+    const unknown = await a.get('trends', { ...base, breakdown_value: '999999' });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.attr, 'breakdown_value');
+  });
+
   it('searches by email, name or distinct id', async () => {
     const res = await a.get('trends', { entity_id: '$pageview', entity_type: 'events', date_from: '2024-01-09', date_to: '2024-01-14', display: 'ActionsTable', search: 'CAROL' });
     assert.deepEqual(uuidsOf(res.body), [carol.uuid]);
@@ -167,6 +188,12 @@ describe('persons/trends', () => {
       [{ entity_id: '$pageview', entity_type: 'events', properties: [{ key: 'a', operator: 'nope', value: 1 }] }, 'properties'],
       [{ entity_id: '$pageview', entity_type: 'events', events: '{"id": 5}' }, 'events'],
       [{ entity_id: '$pageview', entity_type: 'events', format: 'xml' }, 'format'],
+      [{ entity_id: '$pageview', entity_type: 'events', date_from: '-99999999999d' }, 'date_from'],
+      [{ entity_id: 'page\u0000view', entity_type: 'events' }, 'entity_id'],
+      [{ entity_id: '$pageview', entity_type: 'events', events: [{ id: 'x\u0000' }] }, 'events'],
+      [{ entity_id: '$pageview', entity_type: 'events', breakdown_type: 'cohort', breakdown_value: '99999999999999' }, 'breakdown_value'],
+      [{ entity_id: '$pageview', entity_type: 'events', entity_math: 'sum' }, 'math_property'],
+      [{ entity_id: '$pageview', entity_type: 'events', entity_math: 'unique_group' }, 'entity_math'],
     ];
     for (const [params, attr, detail] of cases) {
       const query = { ...params };

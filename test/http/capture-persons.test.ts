@@ -201,3 +201,46 @@ describe('ingestEvents for the persons API', () => {
     assert.equal(await person('api-rollback'), null);
   });
 });
+
+describe('rare write paths', () => {
+  test('a new person whose deterministic uuid is taken gets a random one, with its events', async () => {
+    const taken = personUuid(tenant.project.id, 'collide-1');
+    await ctx.deps.db.insertInto('persons').values({ team_id: tenant.project.id, uuid: taken, properties: JSON.stringify({ squatter: true }), created_at: new Date() }).execute();
+    await send({ event: 'collide', distinct_id: 'collide-1', $set: { mine: true } });
+    const created = await person('collide-1');
+    assert.ok(created);
+    assert.notEqual(created.uuid, taken);
+    assert.deepEqual(created.properties, { mine: true });
+    const [event] = await eventsNamed('collide');
+    assert.equal(event.person_id, created.id);
+  });
+
+  test('a merge and a taken uuid in one batch (the statement-by-statement path)', async () => {
+    await ctx.deps.db
+      .insertInto('persons')
+      .values({ team_id: tenant.project.id, uuid: personUuid(tenant.project.id, 'collide-2'), properties: '{}', created_at: new Date() })
+      .execute();
+    await send({ event: 'e', distinct_id: 'step-anon', $set: { a: 1 } });
+    await send(
+      { event: 'e', distinct_id: 'step-user', $set: { u: 1 } },
+      { event: '$identify', distinct_id: 'step-user', properties: { $anon_distinct_id: 'step-anon' } },
+      { event: 'collide two', distinct_id: 'collide-2' },
+    );
+    const merged = await person('step-anon');
+    assert.deepEqual(merged?.distinct_ids, ['step-user', 'step-anon']);
+    assert.deepEqual(merged?.properties, { a: 1, u: 1 });
+    const collided = await person('collide-2');
+    assert.ok(collided);
+    assert.equal((await eventsNamed('collide two'))[0].person_id, collided.id);
+  });
+
+  test('a batch larger than one statement holds is written in parts, in order', async () => {
+    const batch = Array.from({ length: 4500 }, (_, i) => ({ event: 'large batch', distinct_id: `large-${i % 2200}`, $set: { last: i } }));
+    await send(...batch);
+    const events = await eventsNamed('large batch');
+    assert.equal(events.length, 4500);
+    assert.deepEqual(events.slice(0, 3).map((event) => event.person_properties), [{ last: 0 }, { last: 1 }, { last: 2 }]);
+    assert.deepEqual((await person('large-5'))?.properties, { last: 4405 });
+    assert.deepEqual((await person('large-2199'))?.properties, { last: 4399 });
+  });
+});

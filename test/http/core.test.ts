@@ -69,4 +69,27 @@ describe('http core', () => {
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().attr, 'limit');
   });
+
+  it('creates an organization whose owner is the caller (201), listed with the envelope', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload: { name: '  Second Org ', extra: 1 } });
+    assert.equal(res.statusCode, 201, res.body);
+    const organization = res.json();
+    assert.equal(organization.name, 'Second Org');
+    assert.equal(organization.membership_level, 15);
+    const fetched = await ctx.app.inject({ method: 'GET', url: `/api/organizations/${organization.id}/`, headers: tenant.headers });
+    assert.equal(fetched.statusCode, 200);
+    assert.deepEqual(fetched.json(), organization);
+    const list = (await ctx.app.inject({ method: 'GET', url: '/api/organizations/', headers: tenant.headers })).json();
+    assert.equal(list.count, 2);
+    assert.equal(list.results[0].id, tenant.organization.id, '@current stays the first joined');
+    const current = await ctx.app.inject({ method: 'GET', url: '/api/organizations/@current/', headers: tenant.headers });
+    assert.equal(current.json().id, tenant.organization.id);
+  });
+
+  it('rejects a blank, missing or too long organization name', async () => {
+    const post = (payload: object) => ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload });
+    assert.deepEqual((await post({ name: '   ' })).json(), { type: 'validation_error', code: 'blank', detail: 'This field may not be blank.', attr: 'name' });
+    assert.equal((await post({})).json().code, 'required');
+    assert.equal((await post({ name: 'x'.repeat(65) })).json().code, 'max_length');
+  });
 });

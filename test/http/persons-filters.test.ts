@@ -126,6 +126,27 @@ describe('persons properties filter', () => {
     await rejected(JSON.stringify([{ key: 'a', value: 1, type: 'event' }]));
   });
 
+  it('answers 400 naming the field for NUL characters, which the database cannot store', async () => {
+    const cases: [string, string][] = [
+      [`${url}?distinct_id=a%00b`, 'distinct_id'],
+      [`${url}?search=a%00b`, 'search'],
+      [`${url}?email=a%00b`, 'email'],
+      [`${url}?properties=${enc([{ key: 'a\u0000', value: 'x' }])}`, 'properties'],
+      [`${url}values/?key=a%00`, 'key'],
+    ];
+    for (const [path, attr] of cases) {
+      const res = await ctx.app.inject({ method: 'GET', url: path, headers: tenant.headers });
+      assert.equal(res.statusCode, 400, path);
+      assert.deepEqual(res.json(), { type: 'validation_error', code: 'invalid_input', detail: 'Null characters are not allowed.', attr });
+    }
+    const bulk = await ctx.app.inject({ method: 'POST', url: `${url}bulk_delete/`, headers: tenant.headers, payload: { distinct_ids: ['ok', 'a\u0000'] } });
+    assert.equal(bulk.json().attr, 'distinct_ids.1');
+    const patch = await ctx.app.inject({ method: 'PATCH', url: `${url}${ids.ann}/`, headers: tenant.headers, payload: { properties: { 'k\u0000': 1 } } });
+    assert.equal(patch.json().attr, 'properties.k\u0000');
+    const cohort = await ctx.app.inject({ method: 'POST', url: `/api/projects/${tenant.project.id}/cohorts/`, headers: tenant.headers, payload: { name: 'a\u0000' } });
+    assert.equal(cohort.json().attr, 'name');
+  });
+
   it('limits nesting to 20 groups and 10 000 values', async () => {
     const nest = (depth: number): unknown => (depth === 1 ? { type: 'AND', values: [{ key: 'plan', value: 'pro' }] } : { type: 'AND', values: [nest(depth - 1)] });
     assert.deepEqual(await match(nest(19)), ['ann', 'cat']);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { defaultConfig } from '../../src/config.ts';
 import { openPGlite, openPostgres, type DatabaseHandle, type Db } from '../../src/db/database.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { LightMyRequestResponse } from 'fastify';
 import { systemClock } from '../../src/deps.ts';
 import { createLogger } from '../../src/log.ts';
 import { createEmptyDatabase, runHerd, type HerdResult } from './herd-process.ts';
@@ -39,7 +39,7 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   let cleanup: () => Promise<void>;
   const herd = (...args: string[]) => runHerd(args, env);
 
-  type Call = (method: 'GET' | 'POST', url: string, key: string) => ReturnType<App['inject']>;
+  type Call = (method: 'GET' | 'POST', url: string, key: string) => Promise<LightMyRequestResponse>;
 
   /** Opens the same storage (after the CLI process has exited) and serves the API over it. */
   async function withApi<T>(work: (call: Call, db: Db) => Promise<T>): Promise<T> {

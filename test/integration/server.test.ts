@@ -71,7 +71,8 @@ describe(`herd serve (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     assert.equal((await fetch(`${server.url}/_ready`)).status, 200);
     const projects = await fetch(`${server.url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(projects.status, 200);
-    assert.equal((await projects.json()).results[0].id, projectId);
+    const listed = (await projects.json()) as { results: { id: number }[] };
+    assert.equal(listed.results[0].id, projectId);
 
     // A request in flight when the signal arrives (headers sent, body still coming) gets its answer.
     const request = http.request(`${server.url}/api/projects/`, {

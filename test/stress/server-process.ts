@@ -13,10 +13,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 export const STRESS = process.env.HERD_STRESS === '1';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'src/cli/main.ts');
-const ENTRY = path.join(import.meta.dirname, 'serve-entry.ts');
 
-/** `herd serve` once the CLI exists; until then an entry script over `serveForever`. */
-export const serverCommand = () => (fs.existsSync(CLI) ? [CLI, 'serve'] : [ENTRY]);
+/** What `npm start` runs: `herd serve`. */
+export const serverCommand = () => [CLI, 'serve'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

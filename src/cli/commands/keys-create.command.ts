@@ -1,7 +1,6 @@
-import { validateNewApiKey } from '../../modules/api-keys/api-keys.service.ts';
-import { createPersonalApiKey } from '../../modules/api-keys/api-keys.service.ts';
-import { findUserByEmail } from '../../modules/users/users.repository.ts';
 import { AppError } from '../../errors.ts';
+import { createPersonalApiKey, validateNewApiKey } from '../../modules/api-keys/api-keys.service.ts';
+import { findUserByEmail } from '../../modules/users/users.repository.ts';
 import { email, emit, list, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const keysCreateCommand: Command = {

@@ -1,5 +1,4 @@
 import pino from 'pino';
-import { serveForever } from '../../server.ts';
 import { emit, type Command } from '../cli.ts';
 
 export const serveCommand: Command = {
@@ -7,6 +6,8 @@ export const serveCommand: Command = {
   usage: 'herd serve [--json]',
   options: {},
   async run(_values, context) {
+    // Loaded on demand: the other commands start without the whole HTTP layer.
+    const { serveForever } = await import('../../server.ts');
     // With --json stdout carries only the one result object; the log lines go to stderr.
     const server = await serveForever(context.config, context.json ? { logDestination: pino.destination(2) } : {});
     if (context.json) emit(context, { url: server.url, pid: process.pid }, []);

@@ -41,6 +41,26 @@ const RetentionEnvelope = Type.Object({
 });
 const Params = Type.Object({ project_id: Type.String() });
 
+/** The documented query parameters of a view (JSON-encoded where structured); others pass through. */
+const Query = (names: string[]) =>
+  Type.Object(Object.fromEntries(names.map((name) => [name, Type.Optional(Type.String())])), { additionalProperties: true });
+const COMMON = ['date_from', 'date_to', 'explicit_date', 'properties', 'search', 'limit', 'offset', 'format'];
+const ENTITY = ['events', 'actions', 'entity_id', 'entity_type', 'entity_math', 'entity_order', 'interval'];
+const FUNNEL = ['events', 'actions', 'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'breakdown', 'breakdown_type', 'funnel_window_interval',
+  'funnel_window_interval_unit', 'funnel_window_days', 'funnel_order_type', 'funnel_viz_type', 'exclusions', 'interval', 'entrance_period_start', 'drop_off',
+  'funnel_from_step', 'funnel_to_step'];
+const QUERY_NAMES: Record<string, string[]> = {
+  trends: [...COMMON, ...ENTITY, 'display', 'breakdown', 'breakdown_type', 'breakdown_value'],
+  stickiness: [...COMMON, ...ENTITY, 'stickiness_days'],
+  lifecycle: [...COMMON, 'events', 'actions', 'entity_id', 'interval', 'target_date', 'lifecycle_type'],
+  funnel: [...COMMON, ...FUNNEL],
+  'funnel/correlation': [...COMMON, ...FUNNEL, 'funnel_correlation_type', 'funnel_correlation_person_entity', 'funnel_correlation_property_values',
+    'funnel_correlation_person_converted', 'funnel_correlation_person_limit', 'funnel_correlation_person_offset'],
+  path: [...COMMON, 'include_event_types', 'include_custom_events', 'exclude_events', 'start_point', 'end_point', 'step_limit', 'path_groupings',
+    'path_start_key', 'path_end_key', 'path_dropoff_key'],
+  retention: [...COMMON, 'target_entity', 'returning_entity', 'retention_type', 'period', 'total_intervals', 'selected_interval', 'breakdown_values'],
+};
+
 type View = (context: ViewContext, raw: RawParams, page: Page) => Promise<ActorsResult>;
 
 interface ViewSpec {
@@ -90,7 +110,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
     app.route({
       method: spec.methods,
       url: `/api/projects/:project_id/persons/${spec.name}/`,
-      schema: { tags, params: Params, response: { 200: ActorsEnvelope, ...errorResponses } },
+      schema: { tags, params: Params, querystring: Query(QUERY_NAMES[spec.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
       config: { access },
       handler: async (request, reply) => {
         const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
@@ -112,7 +132,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
   }
 
   app.get('/api/projects/:project_id/persons/retention/', {
-    schema: { tags, params: Params, response: { 200: RetentionEnvelope, ...errorResponses } },
+    schema: { tags, params: Params, querystring: Query(QUERY_NAMES.retention), response: { 200: RetentionEnvelope, ...errorResponses } },
     config: { access },
   }, async (request, reply) => {
     const raw = mergeParams(request.query, undefined);

@@ -9,9 +9,8 @@ import { setPersonProperties } from '../../modules/persons/person-updates.servic
 import {
   countPersons,
   findPerson,
-  iteratePersonRows,
-  listPersonRows,
-  withDistinctIds,
+  iteratePersons,
+  listPersons,
   type PersonFilters,
 } from '../../modules/persons/persons.repository.ts';
 import { deletePersons } from '../../modules/persons/persons.service.ts';
@@ -42,6 +41,31 @@ export function respond(reply: FastifyReply, csv: boolean, value: unknown, recor
   return sendCsv(reply, toCsv(records ?? [value as object]));
 }
 
+/** The path to the first string (or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulPath(item, path ? `${path}.${index}` : String(index));
+      if (found !== null) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return here;
+      const found = nulPath(item, here);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/** A preValidation hook: a NUL character anywhere in the query or body is a 400 naming the field, never a database error. */
+export async function rejectNulCharacters(request: FastifyRequest) {
+  const attr = nulPath(request.query, '') ?? nulPath(request.body, '');
+  if (attr !== null) throw validationError('Null characters are not allowed.', attr || null);
+}
+
 /** `true`/`false` (any letter case), absent = false; anything else is a 400 naming the parameter. */
 export function booleanParam(value: unknown, attr: string): boolean {
   if (value === undefined || value === false) return false;
@@ -58,6 +82,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: PersonListQuery, response: { 200: Page(Person), ...errorResponses } },
     config: read,
+    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -71,15 +96,13 @@ export const personRoutes: RouteModule = (app, deps) => {
     if (csv && query.limit === undefined) {
       // Every match, streamed in keyset chunks.
       const source = async function* () {
-        for await (const rows of iteratePersonRows(deps.db, project.id, filters)) {
-          yield (await withDistinctIds(deps.db, project.id, rows)).map(serializePerson);
-        }
+        for await (const persons of iteratePersons(deps.db, project.id, filters)) yield persons.map(serializePerson);
       };
       return sendCsv(reply, streamCsv(source), 'persons.csv');
     }
     const page = pageOf(query);
-    const [count, rows] = await Promise.all([countPersons(deps.db, project.id, filters), listPersonRows(deps.db, project.id, filters, page)]);
-    const results = (await withDistinctIds(deps.db, project.id, rows)).map(serializePerson);
+    const [count, persons] = await Promise.all([countPersons(deps.db, project.id, filters), listPersons(deps.db, project.id, filters, page)]);
+    const results = persons.map(serializePerson);
     const envelope = pageEnvelope(request, deps.config.siteUrl, page, count, results);
     return respond(reply, csv, envelope, results);
   });
@@ -87,6 +110,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, response: { 200: Person, ...errorResponses } },
     config: read,
+    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     return respond(reply, csv, serializePerson(await personOf(deps, request)));
@@ -95,6 +119,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.patch(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: UpdatePersonBody, response: { 200: Person, ...errorResponses } },
     config: write,
+    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -106,6 +131,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.delete(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: DeletePersonQuery, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
     config: write,
+    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     wantsCsv(request);
     const deleteEvents = booleanParam(request.query.delete_events, 'delete_events');

@@ -76,14 +76,23 @@ function whereAll(conditions: Expression<SqlBool>[]) {
   return sql.join(conditions, sql` and `);
 }
 
-export async function listPersonRows(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRowLite[]> {
-  const result = await sql<PersonRowLite>`
-    select p.id, p.uuid, p.properties, p.created_at from persons p
-    where ${whereAll(conditionsOf(teamId, filters))}
-    order by p.created_at desc, p.id desc
-    limit ${page.limit}::integer offset ${page.offset}::integer`.execute(db);
+/** One page of persons with their distinct ids (attached after the page is cut, so offset rows cost nothing more). */
+export async function listPersons(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRecord[]> {
+  const result = await sql<PersonRecord>`
+    select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId)} as distinct_ids
+    from (
+      select p.id, p.uuid, p.properties, p.created_at from persons p
+      where ${whereAll(conditionsOf(teamId, filters))}
+      order by p.created_at desc, p.id desc
+      limit ${page.limit}::integer offset ${page.offset}::integer
+    ) l
+    order by l.created_at desc, l.id desc`.execute(db);
   return result.rows;
 }
+
+/** The person's distinct ids in the order they were attached, for a row aliased `l`. */
+const distinctIdsOf = (teamId: number) =>
+  sql`array(select d.distinct_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.person_id = l.id order by d.id)`;
 
 const FOLD_THRESHOLD = 1000;
 
@@ -115,26 +124,25 @@ export async function foldPersonCount(db: Db, teamId: number): Promise<void> {
 }
 
 /** Every matching person, newest first, in keyset chunks (constant memory for exports). */
-export async function* iteratePersonRows(db: Db, teamId: number, filters: PersonFilters, chunkSize = 1000): AsyncGenerator<PersonRowLite[]> {
+export async function* iteratePersons(db: Db, teamId: number, filters: PersonFilters, chunkSize = 1000): AsyncGenerator<PersonRecord[]> {
   let after: { created_at: Date; id: number } | null = null;
   for (;;) {
     const conditions = conditionsOf(teamId, filters);
     if (after) conditions.push(sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`);
-    const result = await sql<PersonRowLite>`
-      select p.id, p.uuid, p.properties, p.created_at from persons p
-      where ${whereAll(conditions)}
-      order by p.created_at desc, p.id desc
-      limit ${chunkSize}::integer`.execute(db);
+    const result = await sql<PersonRecord>`
+      select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId)} as distinct_ids
+      from (
+        select p.id, p.uuid, p.properties, p.created_at from persons p
+        where ${whereAll(conditions)}
+        order by p.created_at desc, p.id desc
+        limit ${chunkSize}::integer
+      ) l
+      order by l.created_at desc, l.id desc`.execute(db);
     if (result.rows.length > 0) yield result.rows;
     if (result.rows.length < chunkSize) return;
     const last = result.rows[result.rows.length - 1];
     after = { created_at: last.created_at, id: last.id };
   }
-}
-
-export async function withDistinctIds(db: Db, teamId: number, rows: PersonRowLite[]): Promise<PersonRecord[]> {
-  const distinctIds = await loadDistinctIds(db, teamId, rows.map((row) => row.id));
-  return rows.map((row) => ({ ...row, distinct_ids: distinctIds.get(row.id) ?? [] }));
 }
 
 /** Persons of the project matching any of the uuids/ids or owning any of the distinct ids. */

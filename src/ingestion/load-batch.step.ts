@@ -1,0 +1,55 @@
+// Step of the pipeline before any event is applied: in one statement, find which events are
+// already stored (SDK retries) and lock, in one stable order, every person the batch's distinct
+// ids point to with those distinct-id rows, so concurrent batches neither deadlock nor lose updates.
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { LoadedPerson } from './person-batch.ts';
+
+/** Thrown when another transaction changed what this one read; the whole batch is retried. */
+export class RetryableConflict extends Error {
+  readonly code = '40001';
+}
+
+export interface LoadedBatch {
+  storedUuids: Set<string>;
+  persons: LoadedPerson[];
+  /** Each distinct id looked up → its person's id, or null when it has none. */
+  distinctIds: Map<string, number | null>;
+}
+
+interface Row extends LoadedPerson {
+  stored: string[];
+  distinct_id: string | null;
+}
+
+/**
+ * A row moved or deleted by a transaction we waited for drops out of the result, so its id reads
+ * as new; creating it then conflicts (RetryableConflict) and the batch is retried.
+ */
+export async function loadBatch(db: Db, teamId: number, uuids: string[], distinctIds: string[]): Promise<LoadedBatch> {
+  const { rows } = await sql<Row>`
+    select s.stored, x.*
+    from (
+      select coalesce(array_agg(uuid::text), '{}') as stored
+      from events where team_id = ${teamId} and uuid = any(${uuids}::uuid[])
+    ) s
+    left join lateral (
+      select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
+      from person_distinct_ids d
+      join persons p on p.team_id = d.team_id and p.id = d.person_id
+      where d.team_id = ${teamId} and d.distinct_id = any(${distinctIds}::text[])
+      order by p.id, d.distinct_id
+      for update of d, p
+    ) x on true`.execute(db);
+  const result = new Map<string, number | null>(distinctIds.map((id) => [id, null]));
+  const persons = new Map<number, LoadedPerson>();
+  for (const row of rows) {
+    if (row.distinct_id === null) continue;
+    result.set(row.distinct_id, row.id);
+    if (!persons.has(row.id)) {
+      const { id, uuid, properties, is_identified, created_at, version } = row;
+      persons.set(id, { id, uuid, properties, is_identified, created_at, version });
+    }
+  }
+  return { storedUuids: new Set(rows[0]?.stored ?? []), persons: [...persons.values()], distinctIds: result };
+}

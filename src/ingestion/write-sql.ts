@@ -1,0 +1,78 @@
+// The statements that write a batch, as fragments: the common case runs them all as CTEs of one
+// statement (write-batch.step.ts), the rare cases one by one.
+import { sql, type RawBuilder } from 'kysely';
+import { survivorOf, type NewDistinctId, type PersonState } from './person-batch.ts';
+import type { ResolvedEvent } from './resolve-person.step.ts';
+
+// Rows per statement: well under PostgreSQL's 65535 bound parameters.
+export const ROWS_PER_STATEMENT = 2000;
+
+export function chunksOf<T>(items: T[], size = ROWS_PER_STATEMENT): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/** `insert into persons … returning id, uuid` (a uuid already taken is skipped); no rows when empty. */
+export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
+  if (persons.length === 0) return sql`select null::bigint as id, null::uuid as uuid where false`;
+  const values = persons.map(
+    (person) =>
+      sql`(${teamId}::integer, ${person.uuid}::uuid, ${JSON.stringify(person.properties)}::jsonb, ${person.isIdentified}::boolean, ${person.version}::bigint, ${person.createdAt}::timestamptz)`,
+  );
+  return sql`insert into persons (team_id, uuid, properties, is_identified, version, created_at)
+    values ${sql.join(values)}
+    on conflict (team_id, uuid) do nothing
+    returning id, uuid`;
+}
+
+/**
+ * `insert into person_distinct_ids … returning distinct_id`, in attach order. A person inserted by
+ * the same statement is found by uuid in the CTE `new_persons`; an id already taken is skipped.
+ */
+export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): RawBuilder<unknown> {
+  if (entries.length === 0) return sql`select null::text as distinct_id where false`;
+  const values = entries.map((entry, order) => {
+    const survivor = survivorOf(entry.person);
+    return sql`(${entry.distinctId}::text, ${survivor.id}::bigint, ${survivor.uuid}::uuid, ${order}::integer)`;
+  });
+  return sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
+    select ${teamId}::integer, v.distinct_id, coalesce(v.person_id, n.id)
+    from (values ${sql.join(values)}) as v (distinct_id, person_id, person_uuid, ord)
+    left join new_persons n on n.uuid = v.person_uuid
+    where coalesce(v.person_id, n.id) is not null
+    order by v.ord
+    on conflict (team_id, distinct_id) do nothing
+    returning distinct_id`;
+}
+
+/** The new state of existing persons. The id list makes the planner fetch them by primary key. */
+export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
+  const values = persons.map(
+    (person) =>
+      sql`(${person.id}::bigint, ${JSON.stringify(person.properties)}::jsonb, ${person.isIdentified}::boolean, ${person.version}::bigint, ${person.createdAt}::timestamptz)`,
+  );
+  return sql`update persons as p
+    set properties = v.properties, is_identified = v.is_identified, version = v.version, created_at = v.created_at
+    from (values ${sql.join(values)}) as v (id, properties, is_identified, version, created_at)
+    where p.team_id = ${teamId} and p.id = any(${persons.map((person) => person.id)}::bigint[]) and p.id = v.id`;
+}
+
+/**
+ * The events in order, skipping a (team, uuid) already stored. With `newPersons`, an event of a
+ * person inserted by the same statement takes its id from the CTE `new_persons`.
+ */
+export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPersons: boolean): RawBuilder<unknown> {
+  const values = events.map(({ event, person, personProperties }, order) => {
+    const survivor = person ? survivorOf(person) : null;
+    return sql`(${order}::integer, ${event.uuid}::uuid, ${event.event}::text, ${event.distinctId}::text, ${survivor?.id ?? null}::bigint, ${survivor?.uuid ?? null}::uuid, ${JSON.stringify(event.properties)}::jsonb, ${JSON.stringify(personProperties)}::jsonb, ${event.timestamp}::timestamptz)`;
+  });
+  const personId = newPersons ? sql`coalesce(v.person_id, n.id)` : sql`v.person_id`;
+  const join = newPersons ? sql`left join new_persons n on n.uuid = v.person_uuid` : sql``;
+  return sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+    select ${teamId}::integer, v.uuid, v.event, v.distinct_id, ${personId}, v.properties, v.person_properties, v.timestamp
+    from (values ${sql.join(values)}) as v (ord, uuid, event, distinct_id, person_id, person_uuid, properties, person_properties, timestamp)
+    ${join}
+    order by v.ord
+    on conflict (team_id, uuid) do nothing`;
+}
