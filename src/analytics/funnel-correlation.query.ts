@@ -26,7 +26,8 @@ export async function correlationActors(context: ViewContext, raw: RawParams, pa
   }
   const spec = await parseFunnel(raw, context, extra);
   const n = spec.steps.length;
-  const entered = raw.funnel_step === undefined && raw.funnel_custom_steps === undefined ? sql`f.steps >= 1` : stepSelection(raw, n);
+  const entered = raw.funnel_step === undefined && raw.funnel_custom_steps === undefined ? sql`f.steps >= 1` : stepSelection(raw, n).condition;
+  if (converted) spec.requiredStep = n - 1;
   const conversion = converted === undefined ? sql`true` : converted ? sql`f.steps = ${n}` : sql`f.steps < ${n}`;
   let correlated = sql`true`;
   if (type !== 'properties') {

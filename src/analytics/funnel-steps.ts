@@ -21,6 +21,11 @@ export interface FunnelSpec {
   interval: Interval;
   properties: FilterNode | null;
   search: RawBuilder<unknown>;
+  /**
+   * A step (0-based) every selected person must have performed in the range. Persons without
+   * such an event cannot reach it, so their events are skipped before the per-person passes.
+   */
+  requiredStep?: number;
 }
 
 export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
@@ -54,6 +59,15 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
 
 const flag = (k: number) => sql.ref(`s${k}`);
 
+function requiredSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
+  const step = spec.requiredStep;
+  // Unordered funnels count any N of the steps, so no single step is required.
+  if (step === undefined || step < 1 || step >= spec.steps.length || spec.order === 'unordered') return sql`true`;
+  return sql`e.person_id in (
+    select e.person_id from events e
+    where e.team_id = ${context.teamId} and ${entitySql(spec.steps[step], context.teamId)} and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)})`;
+}
+
 /** Two steps that one event can satisfy must be reached by distinct, later events. */
 function needsLaterEvent(previous: Entity, next: Entity): boolean {
   return previous.id === next.id || next.id === null || previous.id === null;
@@ -75,6 +89,7 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
     filterSql(spec.properties, context.teamId),
     spec.search,
     matchAny,
+    requiredSql(context, spec),
   ]);
   const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
   const events = sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;

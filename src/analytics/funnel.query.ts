@@ -10,22 +10,22 @@ import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
 import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
 
-/** The step-count condition on `f.steps` a request selects. */
-export function stepSelection(raw: RawParams, stepCount: number): RawBuilder<unknown> {
+/** The step-count condition on `f.steps` a request selects, and the fewest steps it accepts. */
+export function stepSelection(raw: RawParams, stepCount: number): { condition: RawBuilder<unknown>; minSteps: number } {
   const custom = jsonParam(raw, 'funnel_custom_steps');
   if (custom !== undefined) {
     if (!Array.isArray(custom) || custom.length === 0 || !custom.every((step) => Number.isInteger(step) && Math.abs(step as number) <= 1000)) {
       throw validationError('Expected a list of step numbers.', 'funnel_custom_steps');
     }
-    return sql`f.steps in (${sql.join(custom as number[])})`;
+    return { condition: sql`f.steps in (${sql.join(custom as number[])})`, minSteps: Math.min(...(custom as number[])) };
   }
   const step = intParam(raw, 'funnel_step');
   if (step === undefined) throw validationError('Missing both funnel_step and funnel_custom_steps.', 'funnel_step', 'required');
-  if (step >= 1) return sql`f.steps >= ${step}`;
+  if (step >= 1) return { condition: sql`f.steps >= ${step}`, minSteps: step };
   // There is no drop-off before the first step.
   if (step > -2) throw validationError('funnel_step must be a step number, or -N (N >= 2) for drop-offs before step N.', 'funnel_step');
   if (-step > stepCount) throw validationError('funnel_step is beyond the last step.', 'funnel_step');
-  return sql`f.steps = ${-step - 1}`;
+  return { condition: sql`f.steps = ${-step - 1}`, minSteps: -step - 1 };
 }
 
 /** Funnel trends: the persons entering in one period who converted (drop_off=false) or dropped off. */
@@ -42,6 +42,7 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
   const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
   if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
   const condition = dropOff ? sql`f.steps >= ${from + 1} and f.steps < ${to + 1}` : sql`f.steps >= ${to + 1}`;
+  spec.requiredStep = dropOff ? from : to;
   const period = bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
   return sql`
     select f.person_id from (
@@ -102,10 +103,16 @@ function isTrendsMode(raw: RawParams): boolean {
   return viz === 'trends' || (viz === undefined && stringParam(raw, 'display') === 'ActionsLineGraph');
 }
 
+async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+  const { condition, minSteps } = stepSelection(raw, spec.steps.length);
+  spec.requiredStep = minSteps - 1;
+  return sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
+}
+
 export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
   const spec = await parseFunnel(raw, context);
   const selection = isTrendsMode(raw)
     ? trendsSelectionSql(context, raw, spec)
-    : sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${stepSelection(raw, spec.steps.length)} and ${await breakdownSelection(context, raw, spec)}`;
+    : await stepsSelectionSql(context, raw, spec);
   return renderActors(context, await selectPersonsByUuid(context, selection, page), 'store');
 }

@@ -93,7 +93,9 @@ function parseValue(operator: string, value: unknown): unknown {
     return number;
   }
   if (operator.startsWith('is_date_')) {
-    if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw invalid(`The "${operator}" operator needs a date.`);
+    const year = typeof value === 'string' ? new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value).getUTCFullYear() : NaN;
+    // Years the database can store as a timestamp, so the query never fails on the value.
+    if (!(year >= 1 && year <= 9999)) throw invalid(`The "${operator}" operator needs a date.`);
     return value;
   }
   if (operator === 'regex' || operator === 'not_regex') {

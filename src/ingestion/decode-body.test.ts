@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { AppError } from '../errors.ts';
-import { decodeCaptureBody } from './decode-body.ts';
+import { decodeCaptureBody, jsonDepth, MAX_JSON_DEPTH } from './decode-body.ts';
 
 const payload = { api_key: 'phc_x', batch: [{ event: 'e', distinct_id: 'd' }] };
 const json = Buffer.from(JSON.stringify(payload));
@@ -42,4 +42,11 @@ test('broken inputs are 400', async () => {
   assert.equal(noData.attr, 'data');
   const badBase64 = await rejection(decodeCaptureBody(Buffer.from('data=%%%'), 'application/x-www-form-urlencoded', 1000));
   assert.equal(badBase64.status, 400);
+});
+
+test('JSON nested deeper than the limit is 400; at the limit it parses', async () => {
+  const nested = (depth: number) => Buffer.from(`${'['.repeat(depth)}"a]\\"[{"${']'.repeat(depth)}`);
+  assert.equal((await rejection(decodeCaptureBody(nested(MAX_JSON_DEPTH + 1), 'application/json', 1_000_000))).status, 400);
+  assert.ok(Array.isArray(await decodeCaptureBody(nested(MAX_JSON_DEPTH), 'application/json', 1_000_000)));
+  assert.equal(jsonDepth('{"a": [1, {"b": "[[[{{{"}], "c": {}}'), 3);
 });

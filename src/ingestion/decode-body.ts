@@ -32,6 +32,28 @@ function formData(body: Buffer): Buffer {
   return Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
 }
 
+// Deeper JSON would overflow recursive serializers (ours and the database's) instead of a clean 400.
+export const MAX_JSON_DEPTH = 100;
+
+/** The deepest nesting of arrays and objects in JSON text, counted outside strings. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 function parseJson(body: Buffer): unknown {
   let text: string;
   try {
@@ -40,6 +62,9 @@ function parseJson(body: Buffer): unknown {
     throw validationError('The request body is not valid UTF-8.');
   }
   if (text.trim() === '') throw validationError('No data found. Make sure to send the events in the body of a POST request.');
+  if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw validationError(`The JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
   try {
     return parseSanitizedJson(text);
   } catch (error) {

@@ -36,3 +36,11 @@ test('no change returns the same object; a change returns a new one', () => {
 test('initial properties: $set over $set_once, $unset ignored', () => {
   assert.deepEqual(initialProperties(updates({ setOnce: { a: 1, b: 1 }, set: { b: 2 }, unset: ['a'] })), { a: 1, b: 2 });
 });
+
+test('a "__proto__" key is stored like any other', () => {
+  const set = JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+  const after = applyPropertyUpdates({}, { set, setOnce: {}, unset: [] });
+  assert.deepEqual(Object.keys(after), ['__proto__']);
+  assert.equal(Object.getPrototypeOf(after), Object.prototype);
+  assert.equal(JSON.stringify(after), '{"__proto__":{"polluted":true}}');
+});

@@ -14,17 +14,22 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+// A data property even for a key like "__proto__", which plain assignment would not store.
+function setKey(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** $set_once where undefined, then $set where different, then $unset of keys present before the event. */
 export function applyPropertyUpdates(properties: JsonObject, updates: PropertyUpdates): JsonObject {
   let result: JsonObject | null = null;
+  const current = (): JsonObject => result ?? properties;
   const write = (): JsonObject => (result ??= { ...properties });
   for (const [key, value] of Object.entries(updates.setOnce)) {
-    if (!Object.hasOwn(properties, key) && !(result !== null && Object.hasOwn(result, key))) write()[key] = value;
+    if (!Object.hasOwn(current(), key)) setKey(write(), key, value);
   }
   for (const [key, value] of Object.entries(updates.set)) {
-    const current = result !== null ? (result as JsonObject)[key] : properties[key];
-    const present = result !== null ? Object.hasOwn(result, key) : Object.hasOwn(properties, key);
-    if (!present || !sameValue(current, value)) write()[key] = value;
+    const target = current();
+    if (!Object.hasOwn(target, key) || !sameValue(target[key], value)) setKey(write(), key, value);
   }
   for (const key of updates.unset) {
     if (Object.hasOwn(properties, key)) delete write()[key];

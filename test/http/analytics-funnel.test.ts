@@ -201,6 +201,12 @@ describe('persons/funnel/correlation', () => {
     assert.deepEqual(uuidsOf(dropped.body), names('helpedDropped'));
   });
 
+  it('answers a funnel request naming a correlation entity with the correlation persons', async () => {
+    const res = await a.get('funnel', { events: steps, ...range, funnel_correlation_person_entity: entity, funnel_correlation_person_converted: 'true' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(uuidsOf(res.body), names('helped'));
+  });
+
   it('lists persons matching correlated properties', async () => {
     const res = await correlation({ funnel_correlation_type: 'properties', funnel_correlation_property_values: [{ key: 'plan', value: 'pro', type: 'person' }] });
     assert.equal(res.status, 200, res.text);

@@ -184,8 +184,9 @@ describe('capture errors', () => {
     }
   });
 
-  test('malformed JSON, a bad gzip body and a wrong shape are 400', async () => {
-    for (const payload of ['{"api_key": ', Buffer.from([0x1f, 0x8b, 0x08, 0, 1, 2]), '"text"', '[]']) {
+  test('malformed JSON, a bad gzip body, a wrong shape and too deep nesting are 400', async () => {
+    const tooDeep = `{"api_key": "${token}", "batch": [{"event": "e", "distinct_id": "d", "properties": {"p": ${'['.repeat(500)}${']'.repeat(500)}}}]}`;
+    for (const payload of ['{"api_key": ', Buffer.from([0x1f, 0x8b, 0x08, 0, 1, 2]), '"text"', '[]', tooDeep]) {
       const response = await ctx.app.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload });
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(response.json().type, 'validation_error');

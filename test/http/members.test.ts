@@ -131,6 +131,9 @@ describe('organization members', () => {
     const byOwner = await patch(member.user.uuid, 15);
     assert.equal(byOwner.statusCode, 200);
     assert.equal(byOwner.json().level, 15);
+    const demoted = await patch(member.user.uuid, 8);
+    assert.equal(demoted.statusCode, 200);
+    assert.equal(demoted.json().level, 8);
 
     const bad = await patch(member.user.uuid, 3);
     assert.equal(bad.statusCode, 400);

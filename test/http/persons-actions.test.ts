@@ -204,6 +204,8 @@ describe('person updates, deletes and splits', () => {
         assert.equal(res.statusCode, 400);
         assert.equal(res.json().detail, 'You need to specify either distinct_ids or ids');
       }
+      const huge = await call('POST', `${base}/bulk_delete/`, { ids: [1e20, '123456789012345678901234567890'] });
+      assert.deepEqual(huge.json(), { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false });
       const badId = await call('POST', `${base}/bulk_delete/`, { ids: ['not-an-id'] });
       assert.equal(badId.statusCode, 400);
       assert.equal(badId.json().attr, 'ids');

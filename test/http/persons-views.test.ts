@@ -115,9 +115,13 @@ describe('person values, cohorts and properties timeline', () => {
       const narrow = (await get(`${base}/${person.id}/properties_timeline/?date_from=2026-01-02&date_to=2026-01-03`)).json();
       assert.deepEqual(narrow.points, [{ timestamp: '2026-01-02T10:00:00.000Z', properties: { plan: 'free', seen: 2 }, relevant_event_count: 2 }]);
       assert.deepEqual(narrow.crucial_property_keys, []);
-      const bad = await get(`${base}/${person.id}/properties_timeline/?date_from=someday`);
-      assert.equal(bad.statusCode, 400);
-      assert.equal(bad.json().attr, 'date_from');
+      for (const [query, attr] of [['date_from=someday', 'date_from'], ['date_to=%2B200000-01-01', 'date_to'], ['date_from=-99999999999y', 'date_from'], ['events=%7B%7D', 'events']]) {
+        const bad = await get(`${base}/${person.id}/properties_timeline/?${query}`);
+        assert.equal(bad.statusCode, 400, query);
+        assert.equal(bad.json().attr, attr);
+      }
+      const eventsOnly = (await get(`${base}/${person.id}/properties_timeline/?events=${enc([{ id: 'nothing-like-this' }])}`)).json();
+      assert.deepEqual(eventsOnly.points, []);
       assert.equal((await get(`${base}/999999/properties_timeline/`)).statusCode, 404);
     });
   });

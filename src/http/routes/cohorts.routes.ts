@@ -3,10 +3,10 @@ import { notFound, validationError } from '../../errors.ts';
 import { deleteCohortRow, findCohort, listCohorts } from '../../modules/cohorts/cohorts.repository.ts';
 import { Cohort, CohortParams, CreateCohortBody, UpdateCohortBody } from '../../modules/cohorts/cohorts.schemas.ts';
 import { createCohort, serializeCohort, updateCohort } from '../../modules/cohorts/cohorts.service.ts';
-import { ProjectParams } from '../../modules/persons/persons.schemas.ts';
+import { BoundedPageQuery, ProjectParams } from '../../modules/persons/persons.schemas.ts';
 import { pageEnvelope, pageOf } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
-import { errorResponses, Page, PageQuery } from '../schemas/common.ts';
+import { errorResponses, Page } from '../schemas/common.ts';
 import { Type } from 'typebox';
 import type { RouteModule } from './index.ts';
 import { rejectNulCharacters } from './persons.routes.ts';
@@ -21,7 +21,7 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/cohorts';
 
   app.get(`${base}/`, {
-    schema: { tags, params: ProjectParams, querystring: PageQuery, response: { 200: Page(Cohort), ...errorResponses } },
+    schema: { tags, params: ProjectParams, querystring: BoundedPageQuery, response: { 200: Page(Cohort), ...errorResponses } },
     config: read,
     preValidation: rejectNulCharacters,
   }, async (request) => {

@@ -104,16 +104,19 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
   const tags = ['persons'];
   const access = { scopes: ['person:read'], project: 'project_id', tier: 'analytics' as const };
 
-  for (const spec of VIEWS) {
-    const limitKey = spec.limitKey ?? 'limit';
-    const offsetKey = spec.offsetKey ?? 'offset';
+  const correlation = VIEWS.find((view) => view.name === 'funnel/correlation') as ViewSpec;
+  for (const route of VIEWS) {
     app.route({
-      method: spec.methods,
-      url: `/api/projects/:project_id/persons/${spec.name}/`,
-      schema: { tags, params: Params, querystring: Query(QUERY_NAMES[spec.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
+      method: route.methods,
+      url: `/api/projects/:project_id/persons/${route.name}/`,
+      schema: { tags, params: Params, querystring: Query(QUERY_NAMES[route.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
       config: { access },
       handler: async (request, reply) => {
         const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
+        // A funnel request naming a correlation entity is answered by the correlation view (PostHog era B).
+        const spec = route.name === 'funnel' && raw.funnel_correlation_person_entity !== undefined ? correlation : route;
+        const limitKey = spec.limitKey ?? 'limit';
+        const offsetKey = spec.offsetKey ?? 'offset';
         const csv = wantsCsv(request);
         const page = pageParams(raw, limitKey, offsetKey);
         const result = await spec.view(contextOf(request, deps), raw, page);

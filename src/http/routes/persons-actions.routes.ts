@@ -41,7 +41,7 @@ const splitCommas = (values: string[] | undefined) => values?.flatMap((value) =>
 
 function bulkRefs(ids: (string | number)[]): PersonRef[] {
   return ids.map((raw) => {
-    const ref = typeof raw === 'number' ? { id: raw } : personRefOf(raw);
+    const ref = typeof raw === 'number' ? { id: Number.isSafeInteger(raw) ? raw : -1 } : personRefOf(raw);
     if (!ref) throw validationError(`"${String(raw)}" is not a valid person id.`, 'ids');
     return ref;
   });

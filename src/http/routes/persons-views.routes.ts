@@ -10,6 +10,7 @@ import { firstEventTime, propertiesTimeline, topPropertyValues } from '../../mod
 import { findPersonRow } from '../../modules/persons/persons.repository.ts';
 import {
   ActivityEntry,
+  BoundedPageQuery,
   FormatQuery,
   PersonCohort,
   PersonCohortsQuery,
@@ -22,13 +23,13 @@ import {
 import { wantsCsv } from '../csv.ts';
 import { pageEnvelope, pageOf } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
-import { errorResponses, Page, PageQuery } from '../schemas/common.ts';
+import { errorResponses, Page } from '../schemas/common.ts';
 import { Type } from 'typebox';
 import type { RouteModule } from './index.ts';
 import { personOf, rejectNulCharacters, respond } from './persons.routes.ts';
 
 const tags = ['persons'];
-const ActivityQuery = Type.Object({ ...PageQuery.properties, ...FormatQuery.properties });
+const ActivityQuery = Type.Object({ ...BoundedPageQuery.properties, ...FormatQuery.properties });
 const activityAccess = { access: { scopes: ['activity_log:read'], project: 'project_id' } };
 const read = { access: { scopes: ['person:read'], project: 'project_id' } };
 
@@ -40,10 +41,13 @@ const UNIT_MS: Record<string, number> = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS
 function parseDate(raw: string | undefined, attr: string, now: Date): Date | null {
   if (raw === undefined || raw === '' || raw === 'all') return null;
   const relative = RELATIVE.exec(raw);
-  if (relative) return new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2]]);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(raw);
-  const parsed = new Date(dateOnly ? `${raw}T00:00:00Z` : raw);
-  if (Number.isNaN(parsed.getTime())) throw validationError(`"${raw}" is not a valid date.`, attr);
+  const parsed = relative
+    ? new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2]])
+    : new Date(dateOnly ? `${raw}T00:00:00Z` : raw);
+  const year = parsed.getUTCFullYear();
+  // Only years the database stores, so the query never fails on the value.
+  if (!(year >= 1 && year <= 9999)) throw validationError(`"${raw}" is not a valid date.`, attr);
   return dateOnly && attr === 'date_to' ? new Date(parsed.getTime() + DAY_MS - 1) : parsed;
 }
 

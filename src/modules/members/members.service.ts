@@ -48,8 +48,11 @@ export async function changeMemberLevel(db: Db, actor: MembershipRow, userUuid: 
   const target = await findTarget(db, actor.organization_id, userUuid);
   if (target.membership.id === actor.id) throw permissionDenied("You can't change your own access level.");
   if ((target.membership.level === OWNER_LEVEL || level === OWNER_LEVEL) && actor.level !== OWNER_LEVEL) throw insufficient();
-  const membership = await updateMemberLevel(db, actor.organization_id, target.membership.id, level, now);
-  return { membership, user: target.user };
+  return inTransaction(db, async (trx) => {
+    if (target.membership.level === OWNER_LEVEL && level !== OWNER_LEVEL) await ensureAnotherOwner(trx, actor.organization_id);
+    const membership = await updateMemberLevel(trx, actor.organization_id, target.membership.id, level, now);
+    return { membership, user: target.user };
+  });
 }
 
 /** Removing a member removes their role memberships of the organization too (cascade). */
@@ -57,19 +60,21 @@ export async function removeMember(db: Db, actor: MembershipRow, userUuid: strin
   const target = await findTarget(db, actor.organization_id, userUuid);
   if (target.membership.level === OWNER_LEVEL && actor.level !== OWNER_LEVEL) throw insufficient();
   await inTransaction(db, async (trx) => {
-    if (target.membership.level === OWNER_LEVEL) {
-      // Lock the owners so two owners removing each other at once cannot both succeed.
-      await trx
-        .selectFrom('organization_memberships')
-        .select('id')
-        .where('organization_id', '=', actor.organization_id)
-        .where('level', '=', OWNER_LEVEL)
-        .forUpdate()
-        .execute();
-      if ((await countOwners(trx, actor.organization_id)) <= 1) {
-        throw validationError('An organization must keep at least one owner.', 'user_uuid');
-      }
-    }
+    if (target.membership.level === OWNER_LEVEL) await ensureAnotherOwner(trx, actor.organization_id);
     await deleteMember(trx, actor.organization_id, target.membership.id);
   });
+}
+
+/** Before an owner stops being one. Locks the owners so two owners demoting or removing each other at once cannot both succeed. */
+async function ensureAnotherOwner(trx: Db, organizationId: string) {
+  await trx
+    .selectFrom('organization_memberships')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('level', '=', OWNER_LEVEL)
+    .forUpdate()
+    .execute();
+  if ((await countOwners(trx, organizationId)) <= 1) {
+    throw validationError('An organization must keep at least one owner.', 'user_uuid');
+  }
 }

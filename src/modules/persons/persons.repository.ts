@@ -84,7 +84,7 @@ export async function listPersons(db: Db, teamId: number, filters: PersonFilters
       select p.id, p.uuid, p.properties, p.created_at from persons p
       where ${whereAll(conditionsOf(teamId, filters))}
       order by p.created_at desc, p.id desc
-      limit ${page.limit}::integer offset ${page.offset}::integer
+      limit ${page.limit}::integer offset ${page.offset}::bigint
     ) l
     order by l.created_at desc, l.id desc`.execute(db);
   return result.rows;

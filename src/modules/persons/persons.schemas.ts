@@ -17,9 +17,14 @@ export const PersonParams = Type.Object({ project_id: Type.String(), id: Type.St
 
 export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
 
-export const PersonListQuery = Type.Object({
+// An offset beyond any row count is refused rather than overflowing the database's bigint.
+export const BoundedPageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
+
+export const PersonListQuery = Type.Object({
+  ...BoundedPageQuery.properties,
   distinct_id: Type.Optional(Type.String()),
   email: Type.Optional(Type.String()),
   search: Type.Optional(Type.String()),
