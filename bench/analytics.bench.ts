@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
-import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import type { DatabaseHandle } from '../src/db/database.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
+import { describeDatabase, openBenchDatabase, printTable, ratio } from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,15 +26,6 @@ const PERSONS = Number(args.persons);
 const RUNS = Number(args.runs);
 const DAYS = 30;
 const END = new Date('2024-02-01T00:00:00Z');
-
-async function open(): Promise<DatabaseHandle> {
-  if (args.db === 'pglite') return openPGlite({ dataDir: null });
-  const handle = await openPostgres(args.url, 4);
-  // A clean slate each run: the bench owns this database.
-  await sql`drop schema public cascade`.execute(handle.db);
-  await sql`create schema public`.execute(handle.db);
-  return handle;
-}
 
 async function seed(handle: DatabaseHandle, teamId: number) {
   const { db } = handle;
@@ -65,7 +56,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function time(label: string, run: () => Promise<unknown>) {
-  await run();
+  // The page size of the answer (or the count), to show each query found something.
+  const answer = (await run()) as { results?: { count: number }[]; rows?: { count: number }[] };
+  const found = answer.results ? answer.results[0].count : Number(answer.rows?.[0]?.count);
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const start = performance.now();
@@ -73,12 +66,12 @@ async function time(label: string, run: () => Promise<unknown>) {
     samples.push(performance.now() - start);
   }
   samples.sort((x, y) => x - y);
-  return { label, p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
+  return { label, found, p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
 }
 
 async function main() {
-  const handle = await open();
-  await migrateToLatest(handle.db);
+  const pgUrl = args.db === 'pglite' ? null : args.url;
+  const handle = await openBenchDatabase(pgUrl);
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seed(handle, teamId);
@@ -111,10 +104,19 @@ async function main() {
     await time('lifecycle persons, last week, dormant', () => get('lifecycle', { events: [{ id: '$pageview' }], target_date: '2024-01-28', lifecycle_type: 'dormant' })),
     await time('lifecycle persons, month, dormant', () => get('lifecycle', { events: [{ id: '$pageview' }], target_date: '2024-01-15', lifecycle_type: 'dormant', ...month })),
   ];
-  console.log(`\n${handle.kind}: ${EVENTS} events, ${PERSONS} persons (seeded in ${(seedMs / 1000).toFixed(1)} s), ${RUNS} runs each\n`);
-  console.log('| query | p50 ms | p95 ms |');
-  console.log('|---|---:|---:|');
-  for (const result of results) console.log(`| ${result.label} | ${result.p50.toFixed(1)} | ${result.p95.toFixed(1)} |`);
+  // Each figure beside the count(*) of its own range: the month baseline for month-wide queries.
+  const [week, month_] = results;
+  const baselineOf = (label: string) => (label.includes('month') ? month_ : week);
+  printTable(
+    `${describeDatabase(pgUrl)}: ${EVENTS} events, ${PERSONS} persons (seeded in ${(seedMs / 1000).toFixed(1)} s), ${RUNS} runs each`,
+    results.map((result) => ({
+      query: result.label,
+      'rows / persons on the page': result.found,
+      'p50 ms': result.p50.toFixed(1),
+      'p95 ms': result.p95.toFixed(1),
+      'p50 / baseline': ratio(result.p50, baselineOf(result.label).p50),
+    })),
+  );
   await app.close();
   await handle.close();
 }

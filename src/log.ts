@@ -9,6 +9,8 @@ export const REDACTED_PATHS = [
   'api_key',
   'token',
   'value',
+  // PGlite's errors carry the statement's bound values (person properties, tokens, key digests).
+  'err.params',
 ];
 
 // A client that puts its key in the query string (`?personal_api_key=phx_…`) must not leak it into

@@ -1,5 +1,5 @@
-// The views' event-level conditions: property filters (through the persons filter compiler),
-// `search`, and entity matching. Person filters test the snapshot stored on each event
+// The views' event-level conditions on the event row `e`: property filters (through the persons
+// filter compiler) and `search`. Person filters test the snapshot stored on each event
 // (`e.person_properties`), the properties the person had when acting, as PostHog's
 // persons-on-events mode does; it also keeps every view a scan of `events` alone.
 import { sql, type RawBuilder } from 'kysely';
@@ -9,8 +9,6 @@ import { compilePropertyFilter, parsePropertyFilter, resolveCohortFilters, type 
 import { jsonParam, stringParam, type RawParams } from './params.ts';
 
 export type { FilterNode };
-
-export const EVENT_ALIAS = 'e';
 
 /** `properties` of a request (list or AND/OR group), cohorts resolved; unparsable JSON is PostHog's message. */
 export async function propertiesParam(context: ViewContext, raw: RawParams, key = 'properties'): Promise<FilterNode | null> {

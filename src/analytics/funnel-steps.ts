@@ -1,5 +1,5 @@
-// The funnel engine shared by the funnel, correlation and path views: every candidate attempt of
-// every person (analytics.md §6) as SQL over `events`, for ordered, strict and unordered funnels.
+// The funnel engine shared by the funnel and correlation views: every candidate attempt of every
+// person (analytics.md §6) as SQL over `events`, for ordered, strict and unordered funnels.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { ViewContext } from './actors.ts';
@@ -53,7 +53,7 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
     now: context.now,
   });
   const global = await propertiesParam(context, raw);
-  const properties = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } as unknown as FilterNode : global ?? extraProperties;
+  const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
   return { steps, exclusions, order: choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered'), window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
 }
 

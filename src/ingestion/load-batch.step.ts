@@ -24,7 +24,8 @@ interface Row extends LoadedPerson {
 
 /**
  * A row moved or deleted by a transaction we waited for drops out of the result, so its id reads
- * as new; creating it then conflicts (RetryableConflict) and the batch is retried.
+ * as new; creating it then conflicts (RetryableConflict) and the batch is retried. Each person is
+ * locked before its distinct-id rows, the order a person delete (cascading to them) takes too.
  */
 export async function loadBatch(db: Db, teamId: number, uuids: string[], distinctIds: string[]): Promise<LoadedBatch> {
   const { rows } = await sql<Row>`
@@ -35,11 +36,11 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
     ) s
     left join lateral (
       select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
-      from person_distinct_ids d
-      join persons p on p.team_id = d.team_id and p.id = d.person_id
+      from persons p
+      join person_distinct_ids d on d.team_id = p.team_id and d.person_id = p.id
       where d.team_id = ${teamId} and d.distinct_id = any(${distinctIds}::text[])
       order by p.id, d.distinct_id
-      for update of d, p
+      for update of p, d
     ) x on true`.execute(db);
   const result = new Map<string, number | null>(distinctIds.map((id) => [id, null]));
   const persons = new Map<number, LoadedPerson>();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, makePerson, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeProject } from '../helpers/factories.ts';
+import { makeEvents, makePerson, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
 
 const events = [{ id: '$pageview', type: 'events' }];
 
@@ -59,6 +60,18 @@ describe('persons/lifecycle', () => {
     assert.deepEqual(uuidsOf(resurrecting.body), sortedUuids(old, early));
     const dormant = await ask('2024-01-14', 'dormant', { interval: 'week', date_from: '2024-01-01', date_to: '2024-01-20' });
     assert.deepEqual(uuidsOf(dormant.body), sortedUuids(fresh, old, early));
+  });
+
+  it('buckets periods and the creation day in the project timezone', async () => {
+    const project = await makeProject(a.ctx.deps.db, a.tenant.organization);
+    await setTimezone(a.ctx.deps.db, project.id, 'America/New_York');
+    // 03:00Z and 03:30Z on Jan 10 are the evening of Jan 9 in New York.
+    const person = await makePerson(a.ctx.deps.db, project.id, { createdAt: '2024-01-10T03:00:00Z' });
+    await makeEvents(a.ctx.deps.db, project.id, person, [['$pageview', '2024-01-10T03:30:00Z']]);
+    const params = { events, date_from: '2024-01-08', date_to: '2024-01-14', lifecycle_type: 'new' };
+    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-09' }, project.id)).body), [person.uuid]);
+    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-10' }, project.id)).body), []);
+    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-10', lifecycle_type: 'dormant' }, project.id)).body), [person.uuid]);
   });
 
   it('requires target_date and lifecycle_type', async () => {
@@ -166,6 +179,24 @@ describe('persons/retention', () => {
       assert.equal(res.status, 400, `${JSON.stringify(params)} → ${res.text}`);
       assert.equal(res.body.attr, attr);
     }
+  });
+
+  it('counts calendar months and hours from the window start', async () => {
+    const project = await makeProject(a.ctx.deps.db, a.tenant.organization);
+    const person = await makePerson(a.ctx.deps.db, project.id);
+    await makeEvents(a.ctx.deps.db, project.id, person, [
+      ['$pageview', '2024-01-15T10:00:00Z'],
+      ['$pageview', '2024-03-12T10:00:00Z'],
+      ['$pageview', '2024-06-04T08:45:00Z'],
+      ['$pageview', '2024-06-04T10:40:00Z'],
+    ]);
+    // Month, 3 intervals, date_to Mar 10: E = Apr 10, S = Jan 10; periods [Jan 10, Feb 10), [Feb 10, Mar 10), [Mar 10, Apr 10).
+    const months = await a.get('retention', { date_to: '2024-03-10', period: 'Month', total_intervals: '3' }, project.id);
+    assert.equal(months.status, 200, months.text);
+    assert.deepEqual(months.body.result.map((row: { appearances: number[] }) => row.appearances), [[1, 0, 1]]);
+    // Hour, 3 intervals, date_to 10:30: E = 11:30 (not truncated), S = 08:30.
+    const hours = await a.get('retention', { date_to: '2024-06-04T10:30:00Z', period: 'Hour', total_intervals: '3' }, project.id);
+    assert.deepEqual(hours.body.result.map((row: { appearances: number[] }) => row.appearances), [[1, 0, 1]]);
   });
 
   it('buckets weeks from the preceding Sunday', async () => {

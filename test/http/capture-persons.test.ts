@@ -90,6 +90,19 @@ describe('persons from capture', () => {
     });
   });
 
+  test('a merge moves static cohort memberships to the surviving person', async () => {
+    const db = ctx.deps.db;
+    await send({ event: 'e', distinct_id: 'cohort-anon' }, { event: 'e', distinct_id: 'cohort-user' });
+    const anon = await person('cohort-anon');
+    const user = await person('cohort-user');
+    assert.ok(anon && user);
+    const cohort = await db.insertInto('cohorts').values({ team_id: tenant.project.id, name: 'static', is_static: true, created_at: new Date() }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('cohort_people').values({ team_id: tenant.project.id, cohort_id: cohort.id, person_id: anon.id }).execute();
+    await send({ event: '$identify', distinct_id: 'cohort-user', properties: { $anon_distinct_id: 'cohort-anon' } });
+    const members = await db.selectFrom('cohort_people').select('person_id').where('cohort_id', '=', cohort.id).execute();
+    assert.deepEqual(members.map((member) => member.person_id), [user.id]);
+  });
+
   test('$identify of two new ids in one request: one identified person, uuid from the identified id', async () => {
     await send({ event: 'view', distinct_id: 'anon-2' }, { event: '$identify', distinct_id: 'user-2', properties: { $anon_distinct_id: 'anon-2' } }, { event: 'after', distinct_id: 'user-2' });
     const identified = await person('anon-2');

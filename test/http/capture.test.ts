@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
+import fc from 'fast-check';
 import { makeTenant, type Tenant } from '../helpers/factories.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
 import { countPersons, eventsOf, personByDistinctId, post } from './capture-helpers.ts';
@@ -217,6 +218,56 @@ describe('capture errors', () => {
     assert.equal(single.json().attr, 'distinct_id');
     const array = await post(ctx.app, '/e/', [{ token, event: 'reject', distinct_id: 'a' }, { token, event: 'reject' }]);
     assert.equal(array.json().attr, '1.distinct_id');
+  });
+
+  test('an empty body is 400 and another method is 405, both in the envelope', async () => {
+    const empty = await ctx.app.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: '' });
+    assert.equal(empty.statusCode, 400);
+    assert.equal(empty.json().type, 'validation_error');
+    const get = await ctx.app.inject({ method: 'GET', url: '/batch/' });
+    assert.equal(get.statusCode, 405);
+    assert.equal(get.json().code, 'method_not_allowed');
+  });
+
+  test('arbitrary JSON never gets a server error', async () => {
+    const json = fc.jsonValue({ maxDepth: 4 });
+    const event = fc.record(
+      { event: fc.oneof(fc.string(), json), distinct_id: json, properties: json, uuid: json, timestamp: json, offset: json, $set: json, $set_once: json, $unset: json },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(json, fc.array(event, { maxLength: 4 })), fc.boolean(), async (items, asBatch) => {
+        const payload = asBatch ? { api_key: token, batch: items } : items;
+        const response = await post(ctx.app, '/batch/', payload);
+        assert.ok([200, 400, 401].includes(response.statusCode), `${response.statusCode} ${response.body}`);
+        if (response.statusCode !== 200) assert.ok(['validation_error', 'authentication_error'].includes(response.json().type));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('arbitrary well-formed events of every kind are stored, never a server error', async () => {
+    const json = fc.jsonValue({ maxDepth: 3 });
+    const ids = fc.constantFrom('fuzz-a', 'fuzz-b', 'fuzz-c', 'anonymous', 'null', '0', '');
+    const special = fc.record(
+      { $set: json, $set_once: json, $unset: json, $anon_distinct_id: fc.oneof(ids, json), alias: fc.oneof(ids, json), $process_person_profile: fc.oneof(fc.boolean(), json) },
+      { requiredKeys: [] },
+    );
+    const event = fc.record({
+      event: fc.constantFrom('$identify', '$create_alias', '$merge_dangerously', '$groupidentify', '$set', '$delete_person_property', 'view'),
+      distinct_id: ids.filter((id) => id !== ''),
+      properties: fc.tuple(special, fc.dictionary(fc.string(), json, { maxKeys: 3 })).map(([a, b]) => ({ ...b, ...a })),
+    });
+    let stored = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 6 }), async (batch) => {
+        const response = await post(ctx.app, '/batch/', { api_key: token, batch });
+        assert.ok([200, 400].includes(response.statusCode), `${response.statusCode} ${response.body}`);
+        if (response.statusCode === 200) stored++;
+      }),
+      { numRuns: 150 },
+    );
+    assert.ok(stored > 100, `only ${stored} batches were stored`);
   });
 
   test('events carrying different tokens are refused', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { makeKey, makeProject, makeTenant, makeTenantMember, bearer, type Tenant } from '../helpers/factories.ts';
 import { enc, seedPerson, type SeededPerson } from './persons.fixtures.ts';
@@ -162,6 +163,23 @@ describe('persons list and retrieve', () => {
     const none = await get(`${url}?format=csv&search=nobody-at-all`);
     assert.equal(none.statusCode, 200);
     assert.equal(none.body, '');
+  });
+
+  it('streams across keyset chunks, with a header of every person\'s columns', async () => {
+    const project = await makeProject(ctx.deps.db, tenant.organization);
+    await sql`insert into persons (team_id, uuid, properties, created_at)
+      select ${project.id}::integer, gen_random_uuid(), jsonb_build_object('n', g), '2026-01-01T00:00:00Z'::timestamptz + g * interval '1 second'
+      from generate_series(1, 2500) g`.execute(ctx.deps.db);
+    // Only the oldest person (the last chunk) has these columns.
+    await sql`update persons set properties = properties || '{"deep": {"x": [true, null]}}'::jsonb
+      where team_id = ${project.id}::integer and properties ->> 'n' = '1'`.execute(ctx.deps.db);
+    const res = await get(`/api/projects/${project.id}/persons/?format=csv`);
+    assert.equal(res.statusCode, 200);
+    const lines = res.body.trim().split('\n');
+    assert.equal(lines.length, 2501);
+    assert.equal(lines[0], 'created_at,id,name,properties.deep.x.0,properties.deep.x.1,properties.n,uuid');
+    assert.ok(lines[1].includes(',,,2500,'), lines[1]);
+    assert.ok(lines[2500].includes(',True,,1,'), lines[2500]);
   });
 
   it('rejects a format other than csv or json', async () => {

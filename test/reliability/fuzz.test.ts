@@ -32,6 +32,8 @@ const SCALE = Number(process.env.HERD_FUZZ_SCALE ?? 1);
 const SEED = Number(process.env.HERD_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)), endOnFailure: true, seed: SEED });
 
+const GENERIC_500 = JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null });
+
 class Fuzzer {
   requests = 0;
   readonly serverErrors: string[] = [];
@@ -60,6 +62,8 @@ class Fuzzer {
       return null;
     }
     if (res.statusCode >= 500) this.serverErrors.push(`${label} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+    // Even a fault tells the client nothing of its cause.
+    if (res.statusCode === 500 && res.body !== GENERIC_500) this.serverErrors.push(`${label} → a 500 that shows its cause: ${res.body.slice(0, 200)}`);
     const afterward = await snapshotDatabase(db);
     const changed = changedTables(this.#baseline, afterward);
     if (changed.length > 0 && (res.statusCode >= 400 || options.method === 'GET')) this.rowChanges.push(`${label} → ${res.statusCode} changed ${changed.join(', ')}`);
@@ -222,6 +226,36 @@ describe('fuzzing', () => {
       { method: 'POST', url: '/capture/', headers: json, payload: JSON.stringify({ api_key: token, event: 'nul\u0000', distinct_id: 'nul\u0000', properties: { 'k\u0000': 'v\u0000' } }) },
     ];
     for (const request of requests) await fuzzer.send(request);
+    fuzzer.assertClean(mark);
+  });
+
+  it('refuses oversized bodies (413), foreign content types and mangled paths cleanly', async () => {
+    const mark = fuzzer.mark();
+    const token = world.a.project.api_token;
+    const org = `/api/organizations/${world.a.organization.id}`;
+    const big = (bytes: number) => JSON.stringify({ name: 'x'.repeat(bytes) });
+    const expect413 = [
+      { method: 'POST' as const, url: `${org}/roles/`, payload: big(1024 * 1024 + 10), headers: { ...world.a.headers, 'content-type': 'application/json' } },
+      { method: 'POST' as const, url: '/capture/', payload: JSON.stringify({ api_key: token, event: 'big', distinct_id: 'big', properties: { x: 'x'.repeat(2 * 1024 * 1024 + 10) } }), headers: { 'content-type': 'application/json' } },
+      { method: 'POST' as const, url: '/batch/', payload: JSON.stringify({ api_key: token, batch: [{ event: 'big', distinct_id: 'big', properties: { x: 'x'.repeat(20 * 1024 * 1024 + 10) } }] }), headers: { 'content-type': 'application/json' } },
+    ];
+    for (const request of expect413) {
+      const res = await fuzzer.send(request);
+      if (res && res.statusCode !== 404) assert.equal(res.statusCode, 413, `${request.url}: ${res.body.slice(0, 200)}`);
+    }
+    for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded']) {
+      const res = await fuzzer.send({ method: 'POST', url: `${org}/roles/`, payload: 'name=x', headers: { ...world.a.headers, 'content-type': type } });
+      assert.ok(res && res.statusCode >= 400 && res.statusCode < 500, `${type} → ${res?.statusCode}`);
+    }
+    const mangled = [
+      '/api/projects/..%2F..%2Fetc%2Fpasswd/persons/', `/api/organizations/%00/`, `/api/organizations/${'a'.repeat(5000)}/`, `${org}/roles/%E0%A4%A/`,
+      `/api/projects/${world.a.project.id}/persons/%F0%9F%98%80/`, `/api/projects/${world.a.project.id}/persons/-1/`, `/api/projects/${world.a.project.id}/persons/1e400/`,
+      '/api/projects/99999999999999999999/persons/', '/api//organizations//', '/api/organizations/@current/../', '/%2e%2e/%2e%2e/',
+    ];
+    for (const url of mangled) {
+      const res = await fuzzer.send({ method: 'GET', url, headers: world.a.headers });
+      assert.ok(res && res.statusCode >= 400 && res.statusCode < 500, `${url.slice(0, 80)} → ${res?.statusCode}`);
+    }
     fuzzer.assertClean(mark);
   });
 

@@ -72,6 +72,20 @@ describe('secrets and headers', () => {
     assert.ok(!logged.includes(tenant.key.slice(4)), 'not even the key without its prefix');
   });
 
+  it('keeps the bound values of a failed statement out of the log', () => {
+    let line = '';
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        line += chunk.toString();
+        done();
+      },
+    });
+    const failure = Object.assign(new Error('index row size exceeds btree maximum'), { query: 'select 1 where x = $1', params: [hashApiKey(tenant.key), 'pii@example.com'] });
+    createLogger('error', destination).error({ err: failure }, 'unexpected error');
+    assert.ok(line.includes('index row size'), 'the cause is logged');
+    assert.ok(!line.includes(hashApiKey(tenant.key)) && !line.includes('pii@example.com'), line);
+  });
+
   it('answers a wrong key of the same length, or a near miss anywhere in it, with 401', async () => {
     for (const index of [4, 20, tenant.key.length - 1]) {
       const res = await app.inject({ method: 'GET', url: '/api/organizations/', headers: bearer(nearMiss(tenant.key, index)) });

@@ -80,13 +80,7 @@ describe('crash safety (kill -9)', () => {
       await streaming;
     }
 
-    // A restart on the killed data must come up and take writes again.
-    const server = await startServerProcess(database);
-    const probe = [crypto.randomUUID()];
-    const res = await postJson(`${server.url}/batch/`, { api_key: tenant.project.api_token, batch: [{ uuid: probe[0], event: 'after restart', distinct_id: 'restart', properties: {} }] });
-    assert.equal(res.status, 200, res.body);
-    assert.equal(await server.stop(), 0, 'SIGTERM exits 0');
-
+    // Read straight after the last kill; the next test restarts a server on this data and writes.
     const handle = await database.open();
     try {
       const present = new Map<string, number>();
@@ -112,7 +106,6 @@ describe('crash safety (kill -9)', () => {
       assert.equal(lost, 0, 'no acknowledged event lost');
       assert.equal(torn, 0, 'no unacknowledged batch half stored');
       assert.equal(duplicated, 0, 'no event stored twice');
-      assert.equal(present.get(probe[0]), 1, 'the restarted server stored the probe');
       // Persons stay consistent with their events: every stored event points at a person that exists.
       const dangling = await sql<{ n: number }>`
         select count(*)::int as n from events e where e.team_id = ${tenant.project.id} and e.person_id is not null
@@ -130,6 +123,7 @@ describe('crash safety (kill -9)', () => {
   const victimDistinctIds: string[] = [];
 
   it('keeps bulk_delete atomic across a SIGKILL: a group is deleted whole with its tasks, or not at all', { timeout: 600_000 }, async (t) => {
+    // A restart on the data of the last kill: it must come up and take writes again.
     const server = await startServerProcess(database);
     const groups = Array.from({ length: VICTIM_GROUPS }, (_, g) => Array.from({ length: GROUP_SIZE }, (_, i) => `victim-${g}-${i}-${crypto.randomBytes(2).toString('hex')}`));
     for (const group of groups) {
@@ -162,7 +156,7 @@ describe('crash safety (kill -9)', () => {
     const late = await postJson(`${restarted.url}/api/projects/${tenant.project.id}/persons/bulk_delete/`, { distinct_ids: groups[0], delete_events: true }, tenant.headers);
     assert.equal(late.status, 200, late.body);
     acknowledged.add(0);
-    assert.equal(await restarted.stop(), 0);
+    assert.equal(await restarted.stop(), 0, 'SIGTERM exits 0');
 
     const handle = await database.open();
     try {

@@ -162,7 +162,7 @@ describe('two servers on one database', () => {
   });
 
   it('runs a deletion batch exactly once when two runners start together', { timeout: 300_000 }, async (t) => {
-    const victims = Array.from({ length: 4 }, (_, i) => `doomed-${i}-${crypto.randomBytes(2).toString('hex')}`);
+    const victims = Array.from({ length: STRESS ? 40 : 4 }, (_, i) => `doomed-${i}-${crypto.randomBytes(2).toString('hex')}`);
     for (const id of victims) await capture(0, [{ event: 'doomed', distinct_id: id }, { event: 'doomed again', distinct_id: id }]);
     const persons = await Promise.all(victims.map(async (id) => (await personOf(id))[0]));
     const deletes = await Promise.all(persons.map((p, i) => send(i % 2, 'DELETE', `/api/projects/${tenant.project.id}/persons/${p.id}/?delete_events=true`)));

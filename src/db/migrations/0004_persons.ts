@@ -17,7 +17,7 @@ const statements = [
   // reads one row. Statements append deltas instead of updating the team row: capture never waits on
   // (or deadlocks over) one hot counter row; readers fold the deltas in now and then.
   sql`create table person_count_deltas (
-    team_id integer not null,
+    team_id integer not null, -- no foreign key: a team's cascading delete of its persons fires the trigger
     id bigint generated always as identity,
     delta bigint not null,
     primary key (team_id, id)
@@ -39,13 +39,19 @@ const statements = [
     for each statement execute function herd_persons_deleted()`,
   sql`update teams set person_count = (select count(*) from persons where persons.team_id = teams.id)`,
 
-  // A pattern PostgreSQL rejects yields null (matches nothing) instead of an error.
-  sql`create function herd_regex_match(value text, pattern text) returns boolean language plpgsql immutable parallel safe as $$
+  // A pattern PostgreSQL rejects yields null (matches nothing) instead of an error. The validity
+  // check takes the pattern alone, so with a known pattern the planner folds it to a constant and
+  // rows pay only the plain `~`. It is parallel unsafe (the default) on purpose: its exception
+  // block opens a subtransaction, which parallel mode refuses.
+  sql`create function herd_regex_valid(pattern text) returns boolean language plpgsql immutable as $$
     begin
-      return value ~ pattern;
+      perform '' ~ pattern;
+      return true;
     exception when invalid_regular_expression then
-      return null;
+      return false;
     end $$`,
+  sql`create function herd_regex_match(value text, pattern text) returns boolean language sql immutable as $$
+    select case when herd_regex_valid(pattern) then value ~ pattern end $$`,
   // A JSON number, or a string that reads as one; else null.
   sql`create function herd_jsonb_numeric(value jsonb) returns numeric language sql immutable parallel safe as $$
     select case
@@ -55,7 +61,7 @@ const statements = [
         then (value #>> '{}')::numeric
     end $$`,
   // A string property that reads as a date-time (UTC unless it says otherwise); else null.
-  sql`create function herd_jsonb_timestamptz(value jsonb) returns timestamptz language plpgsql immutable parallel safe as $$
+  sql`create function herd_jsonb_timestamptz(value jsonb) returns timestamptz language plpgsql immutable as $$
     begin
       if jsonb_typeof(value) <> 'string' then return null; end if;
       if (value #>> '{}') ~ '(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)$' then
@@ -78,6 +84,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop function if exists herd_persons_inserted()`.execute(db);
   await sql`drop function if exists herd_persons_deleted()`.execute(db);
   await sql`drop function if exists herd_regex_match(text, text)`.execute(db);
+  await sql`drop function if exists herd_regex_valid(text)`.execute(db);
   await sql`drop function if exists herd_jsonb_numeric(jsonb)`.execute(db);
   await sql`drop function if exists herd_jsonb_timestamptz(jsonb)`.execute(db);
   for (const index of ['persons_email', 'persons_email_trgm', 'persons_name_trgm', 'persons_uuid', 'cohorts_created']) {

@@ -11,6 +11,7 @@ import {
   findPerson,
   iteratePersons,
   listPersons,
+  type PersonCursor,
   type PersonFilters,
 } from '../../modules/persons/persons.repository.ts';
 import { deletePersons } from '../../modules/persons/persons.service.ts';
@@ -94,9 +95,16 @@ export const personRoutes: RouteModule = (app, deps) => {
       properties: query.properties !== undefined && query.properties.trim() !== '' ? await preparePropertyFilter(deps.db, project.id, query.properties) : undefined,
     };
     if (csv && query.limit === undefined) {
-      // Every match, streamed in keyset chunks.
+      // Every match, streamed in keyset chunks. The CSV reads twice (header, then lines); the
+      // second pass stops at the newest person of the first, so persons created meanwhile stay out.
+      let newest: PersonCursor | null = null;
+      let passes = 0;
       const source = async function* () {
-        for await (const persons of iteratePersons(deps.db, project.id, filters)) yield persons.map(serializePerson);
+        const upTo = passes++ === 0 ? null : newest;
+        for await (const persons of iteratePersons(deps.db, project.id, filters, upTo)) {
+          newest ??= { created_at: persons[0].created_at, id: persons[0].id };
+          yield persons.map(serializePerson);
+        }
       };
       return sendCsv(reply, streamCsv(source), 'persons.csv');
     }

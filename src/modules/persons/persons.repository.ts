@@ -123,11 +123,20 @@ export async function foldPersonCount(db: Db, teamId: number): Promise<void> {
     where id = ${teamId}::integer`.execute(db);
 }
 
-/** Every matching person, newest first, in keyset chunks (constant memory for exports). */
-export async function* iteratePersons(db: Db, teamId: number, filters: PersonFilters, chunkSize = 1000): AsyncGenerator<PersonRecord[]> {
-  let after: { created_at: Date; id: number } | null = null;
+export interface PersonCursor {
+  created_at: Date;
+  id: number;
+}
+
+/**
+ * Every matching person, newest first, in keyset chunks (constant memory for exports); with
+ * `upTo`, only persons at or before that one in this order (a second pass sees what the first saw).
+ */
+export async function* iteratePersons(db: Db, teamId: number, filters: PersonFilters, upTo: PersonCursor | null = null, chunkSize = 1000): AsyncGenerator<PersonRecord[]> {
+  let after: PersonCursor | null = null;
   for (;;) {
     const conditions = conditionsOf(teamId, filters);
+    if (upTo) conditions.push(sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`);
     if (after) conditions.push(sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`);
     const result = await sql<PersonRecord>`
       select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId)} as distinct_ids
