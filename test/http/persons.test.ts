@@ -212,6 +212,21 @@ describe('persons list and retrieve', () => {
     assert.equal((await get(url, bearer(reader))).statusCode, 200);
   });
 
+  it('folds many pending count deltas into the team counter and stays exact', async () => {
+    const project = await makeProject(ctx.deps.db, tenant.organization);
+    for (let i = 0; i < 1010; i++) {
+      await sql`insert into persons (team_id, uuid) values (${project.id}::integer, gen_random_uuid())`.execute(ctx.deps.db);
+    }
+    const pending = async () => Number((await sql<{ n: number }>`select count(*)::int as n from person_count_deltas where team_id = ${project.id}::integer`.execute(ctx.deps.db)).rows[0].n);
+    assert.equal(await pending(), 1010);
+    assert.equal((await get(`/api/projects/${project.id}/persons/?limit=1`)).json().count, 1010);
+    assert.equal(await pending(), 0);
+    await sql`delete from persons where team_id = ${project.id}::integer and id in (select id from persons where team_id = ${project.id}::integer limit 10)`.execute(ctx.deps.db);
+    assert.equal((await get(`/api/projects/${project.id}/persons/?limit=1`)).json().count, 1000);
+    const team = await ctx.deps.db.selectFrom('teams').select('person_count').where('id', '=', project.id).executeTakeFirstOrThrow();
+    assert.equal(team.person_count, 1010);
+  });
+
   it('counts an unfiltered list from the maintained counter, exact after inserts and deletes', async () => {
     const extra = await seedPerson(ctx.deps.db, tenant.project.id, { distinctIds: ['temp'], createdAt: '2025-01-01T00:00:00Z' });
     assert.equal((await get(url)).json().count, 7);
