@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { registerAccess } from './http/plugins/access.ts';
-import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerErrorHandling, renderFrameworkError } from './http/plugins/errors.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { routeModules, type App } from './http/routes/index.ts';
@@ -22,6 +22,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     return503OnClosing: true,
     // verbose: schema errors carry the offending value, which the error messages quote.
     ajv: { customOptions: { verbose: true } },
+    // Router faults (an undecodable URL, an over-long path parameter) answer in the envelope too.
+    frameworkErrors: renderFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);

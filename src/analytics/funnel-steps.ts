@@ -74,8 +74,9 @@ function needsLaterEvent(previous: Entity, next: Entity): boolean {
 }
 
 /**
- * Attempts `(person_id, t0, steps, final_ts)`: one row per step-1 event (each event of any step
- * when unordered), `steps` the number of steps reached from it within the window.
+ * Attempts `(person_id, t0, steps, final_ts, times)`: one row per step-1 event (each event of any
+ * step when unordered), `steps` the number of steps reached from it within the window, `times`
+ * the time each step was reached (null past the last one; unordered: the start only).
  */
 export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
   const { steps, order } = spec;
@@ -100,7 +101,7 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
 
 function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>): RawBuilder<unknown> {
   const n = steps.length;
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts from (${events}) fe where s0`;
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times from (${events}) fe where s0`;
   // r{k}_{m}: the time step m is reached when step k is reached at this row, following the
   // earliest-match path (the best one within a window). Among a person's step-k rows those times
   // never decrease, so "the nearest later step-k row's value" is a running min over the rows
@@ -124,13 +125,14 @@ function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBui
   const times = Array.from({ length: n - 1 }, (_, i) => col(0, i + 1));
   const reached = sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then 1 else 0 end`), sql` + `);
   return sql`
-    select person_id, ts as t0, 1 + ${reached} as steps, case when ${times[n - 2]} <= ts + ${window} then ${times[n - 2]} end as final_ts
+    select person_id, ts as t0, 1 + ${reached} as steps, case when ${times[n - 2]} <= ts + ${window} then ${times[n - 2]} end as final_ts,
+      array[ts, ${sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then ${time} end`))}] as times
     from (${level}) ordered_attempts
     where s0`;
 }
 
 function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>): RawBuilder<unknown> {
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts from (${events}) fe where s0`;
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times from (${events}) fe where s0`;
   // Each later step must be the person's very next event of any kind.
   const leads = sql.join(Array.from({ length: n - 1 }, (_, i) => {
     const k = i + 1;
@@ -140,7 +142,8 @@ function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<un
   for (let k = 1; k < n; k++) chain.push(sql`${k > 1 ? sql`${chain[k - 2]} and ` : sql``}coalesce(${sql.ref(`ok${k}`)}, false) and ${sql.ref(`t${k}`)} <= ts + ${window}`);
   const reached = sql.join(chain.map((ok) => sql`case when ${ok} then 1 else 0 end`), sql` + `);
   return sql`
-    select person_id, ts as t0, 1 + ${reached} as steps, case when ${chain[n - 2]} then ${sql.ref(`t${n - 1}`)} end as final_ts
+    select person_id, ts as t0, 1 + ${reached} as steps, case when ${chain[n - 2]} then ${sql.ref(`t${n - 1}`)} end as final_ts,
+      array[ts, ${sql.join(chain.map((ok, i) => sql`case when ${ok} then ${sql.ref(`t${i + 1}`)} end`))}] as times
     from (select fe.*, ${leads} from (${events}) fe window w as (partition by person_id order by ts, id)) l
     where s0`;
 }
@@ -155,7 +158,7 @@ function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder
   };
   const steps = sql`greatest(${sql.join(Array.from({ length: n }, (_, j) => fromStep(j)))})`;
   return sql`
-    select person_id, ts as t0, ${steps} as steps, last_ts as final_ts
+    select person_id, ts as t0, ${steps} as steps, last_ts as final_ts, array[ts] as times
     from (
       select fe.*, ${has}, max(ts) over w as last_ts
       from (${events}) fe
@@ -173,15 +176,23 @@ export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, withTim
     order by person_id, steps desc, t0`;
 }
 
-/** Attempts with an exclusion event between the spanned steps are discarded (ordered funnels). */
+/**
+ * An attempt is discarded when an exclusion event lies strictly between the times its from-step
+ * and to-step were reached (from-step + window when the to-step was not). Unordered funnels have
+ * no step times: their exclusions span the whole attempt.
+ */
 export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
   const attempts = attemptsSql(context, spec);
   if (spec.exclusions.length === 0) return attempts;
   const window = sql`${spec.window}::interval`;
-  const excluded = sql.join(spec.exclusions.map((exclusion) => sql`exists (
-    select 1 from events e
-    where e.team_id = ${context.teamId} and e.person_id = a.person_id and ${entitySql(exclusion, context.teamId)}
-      and e.timestamp > a.t0 and e.timestamp < coalesce(a.final_ts, a.t0 + ${window})
-      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)})`), sql` or `);
+  const excluded = sql.join(spec.exclusions.map((exclusion) => {
+    const from = spec.order === 'unordered' ? sql`a.t0` : sql`a.times[${sql.lit((exclusion.fromStep ?? 0) + 1)}]`;
+    const to = spec.order === 'unordered' ? sql`a.final_ts` : sql`a.times[${sql.lit((exclusion.toStep ?? spec.steps.length - 1) + 1)}]`;
+    return sql`(${from} is not null and exists (
+      select 1 from events e
+      where e.team_id = ${context.teamId} and e.person_id = a.person_id and ${entitySql(exclusion, context.teamId)}
+        and e.timestamp > ${from} and e.timestamp < coalesce(${to}, ${from} + ${window})
+        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}))`;
+  }), sql` or `);
   return sql`select * from (${attempts}) a where not (${excluded})`;
 }

@@ -35,6 +35,8 @@ export function flattenRecord(record: object): Record<string, Cell> {
   return out;
 }
 
+const BATCH_BYTES = 64 * 1024;
+
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function toCsv(records: readonly object[]): string {
@@ -47,25 +49,43 @@ export function toCsv(records: readonly object[]): string {
 }
 
 /**
- * Every record of `source` as CSV, in constant memory: the source is read twice, once for the
- * header (the union of columns must be known before the first line) and once for the lines.
- * `source` yields chunks (e.g. keyset pages) and must give the same records both times.
+ * Every record of `source` as CSV, in constant memory. The header (the union of columns) must be
+ * known before the first line: `knownColumns` gives it when the caller can compute it cheaply;
+ * otherwise the source is read twice (it must then give the same records both times).
  */
-export function streamCsv(source: () => AsyncIterable<readonly object[]>): Readable {
+export function streamCsv(source: () => AsyncIterable<readonly object[]>, knownColumns?: () => Promise<string[]>): Readable {
   let writer: ReturnType<typeof stringify> | null = null;
   const output = new Readable({ read: () => void writer?.resume() });
   const run = async () => {
-    const columns = new Set<string>();
-    for await (const chunk of source()) for (const record of chunk) for (const column of Object.keys(flattenRecord(record))) columns.add(column);
+    const columns = new Set<string>(knownColumns ? await knownColumns() : []);
+    if (!knownColumns) {
+      for await (const chunk of source()) for (const record of chunk) for (const column of Object.keys(flattenRecord(record))) columns.add(column);
+    }
     const header = [...columns].sort(byCodePoint);
     if (header.length === 0) return void output.push(null);
     const lines = stringify({ header: true, columns: header });
     writer = lines;
+    // csv-stringify emits one chunk per record; hand them on in ~64 KiB batches, which costs the
+    // reply (and the socket) far fewer writes.
+    let batch: Buffer[] = [];
+    let batched = 0;
+    const flush = () => {
+      if (batched === 0) return true;
+      const data = Buffer.concat(batch, batched);
+      batch = [];
+      batched = 0;
+      return output.push(data);
+    };
     lines.on('data', (data: Buffer) => {
-      if (!output.push(data)) lines.pause();
+      batch.push(data);
+      batched += data.length;
+      if (batched >= BATCH_BYTES && !flush()) lines.pause();
     });
     const ended = new Promise<void>((resolve, reject) => {
-      lines.once('end', resolve);
+      lines.once('end', () => {
+        flush();
+        resolve();
+      });
       lines.once('error', reject);
     });
     for await (const chunk of source()) {

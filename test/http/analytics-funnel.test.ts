@@ -90,6 +90,13 @@ describe('persons/funnel', () => {
     assert.equal(res.status, 200, res.text);
     assert.ok(!uuidsOf(res.body).includes(p.excluded.uuid));
     assert.ok(uuidsOf(res.body).includes(p.full.uuid));
+    // The cancel happened between steps 1 and 2: an exclusion spanning steps 2..3 does not see it.
+    const later = await funnel({ funnel_step: '3', exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 1, funnel_to_step: 2 }] });
+    assert.deepEqual(uuidsOf(later.body), names('full', 'strictBreak', 'retry', 'excluded'));
+    const earlier = await funnel({ funnel_step: '3', exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }] });
+    assert.deepEqual(uuidsOf(earlier.body), names('full', 'strictBreak', 'retry'));
+    const unordered = await funnel({ funnel_step: '3', funnel_order_type: 'unordered', exclusions });
+    assert.ok(!uuidsOf(unordered.body).includes(p.excluded.uuid));
   });
 
   it('narrows by funnel_step_breakdown, a value and a one-element list being the same', async () => {

@@ -150,7 +150,7 @@ describe('isolation matrix', () => {
     const before = await tenantA();
     const order = { GET: 0, POST: 1, PUT: 1, PATCH: 1, DELETE: 2 } as const;
     const targets = operations
-      .filter((op) => !PUBLIC_PATH.test(op.path) && op.pathParams.some((p) => CONTAINER_RESOURCES.has(resourceOf(op.path, p))))
+      .filter((op) => !PUBLIC_PATH.test(op.path) && (op.pathParams.length === 0 || op.pathParams.some((p) => CONTAINER_RESOURCES.has(resourceOf(op.path, p)))))
       .sort((x, y) => order[x.method] - order[y.method]);
     const failures: string[] = [];
     for (const op of targets) {

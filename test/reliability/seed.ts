@@ -157,6 +157,8 @@ export function bodyIdsOf(ids: ResourceIds, distinctIds: string[]): Record<strin
     distinct_id: distinctIds[0],
     main_distinct_id: distinctIds[0],
     distinct_ids: [distinctIds[0]],
+    scoped_organizations: first('organizations') !== undefined ? [first('organizations')] : undefined,
+    scoped_teams: first('projects') !== undefined ? [numeric(first('projects'))] : undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, value]) => value !== undefined));
 }

@@ -161,6 +161,24 @@ describe('two servers on one database', () => {
     assert.equal(body.members.length, MEMBERS, 'every membership kept');
   });
 
+  it('keeps every key when both servers PATCH one person\'s properties at once', { timeout: 300_000 }, async (t) => {
+    await capture(0, [{ event: 'patched', distinct_id: 'patched-person', properties: { $set: { base: true } } }]);
+    const [person] = await personOf('patched-person');
+    const url = `/api/projects/${tenant.project.id}/persons/${person.id}/`;
+    const keys = Array.from({ length: EVENTS_EACH * 2 }, (_, i) => `patch_${i}`);
+    const answers = await Promise.all(keys.map((key, i) => send(i % 2, 'PATCH', url, { properties: { [key]: i } })));
+    if (answers[0].status === 404 || answers[0].status === 405) {
+      t.diagnostic('person PATCH not registered yet');
+      return;
+    }
+    assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.map((a) => a.status)));
+    const [after] = await personOf('patched-person');
+    const props = after.properties as Record<string, unknown>;
+    const missing = keys.filter((key, i) => props[key] !== i);
+    assert.deepEqual(missing, [], 'no PATCH lost to another');
+    assert.equal(props.base, true);
+  });
+
   it('runs a deletion batch exactly once when two runners start together', { timeout: 300_000 }, async (t) => {
     const victims = Array.from({ length: STRESS ? 40 : 4 }, (_, i) => `doomed-${i}-${crypto.randomBytes(2).toString('hex')}`);
     for (const id of victims) await capture(0, [{ event: 'doomed', distinct_id: id }, { event: 'doomed again', distinct_id: id }]);

@@ -118,6 +118,16 @@ export function sendError(reply: FastifyReply, error: AppError) {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.toBody());
 }
 
+/**
+ * The router's own faults, raised before any route or error handler: a URL that does not decode
+ * and a path parameter longer than maxParamLength. Such a path names nothing, as a malformed
+ * parameter does: 404 in the envelope (Fastify's default is its own body, 400 or 414).
+ */
+export function renderFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  return sendError(reply, known ? notFound() : serverError());
+}
+
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export function registerErrorHandling(app: FastifyInstance) {

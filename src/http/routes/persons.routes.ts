@@ -11,12 +11,14 @@ import {
   findPerson,
   iteratePersons,
   listPersons,
+  newestPersonCursor,
+  personColumnShape,
   type PersonCursor,
   type PersonFilters,
 } from '../../modules/persons/persons.repository.ts';
 import { deletePersons } from '../../modules/persons/persons.service.ts';
 import { DeletePersonQuery, FormatQuery, Person, PersonListQuery, PersonParams, ProjectParams, UpdatePersonBody } from '../../modules/persons/persons.schemas.ts';
-import { sendCsv, streamCsv, toCsv, wantsCsv } from '../csv.ts';
+import { flattenRecord, sendCsv, streamCsv, toCsv, wantsCsv } from '../csv.ts';
 import { pageEnvelope, pageOf } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import { errorResponses, Page } from '../schemas/common.ts';
@@ -95,18 +97,25 @@ export const personRoutes: RouteModule = (app, deps) => {
       properties: query.properties !== undefined && query.properties.trim() !== '' ? await preparePropertyFilter(deps.db, project.id, query.properties) : undefined,
     };
     if (csv && query.limit === undefined) {
-      // Every match, streamed in keyset chunks. The CSV reads twice (header, then lines); the
-      // second pass stops at the newest person of the first, so persons created meanwhile stay out.
+      // Every match, streamed in keyset chunks after a header computed in the database. Persons
+      // created once the export started stay out (the lines stop at the newest one seen first).
       let newest: PersonCursor | null = null;
-      let passes = 0;
-      const source = async function* () {
-        const upTo = passes++ === 0 ? null : newest;
-        for await (const persons of iteratePersons(deps.db, project.id, filters, upTo)) {
-          newest ??= { created_at: persons[0].created_at, id: persons[0].id };
-          yield persons.map(serializePerson);
-        }
+      const columns = async () => {
+        newest = await newestPersonCursor(deps.db, project.id, filters);
+        if (!newest) return [];
+        const shape = await personColumnShape(deps.db, project.id, filters, newest);
+        return [
+          ...Object.keys(flattenRecord(serializePerson({ id: 0, uuid: '', properties: {}, created_at: new Date(0), distinct_ids: [] }))),
+          ...Array.from({ length: shape.maxDistinctIds }, (_, index) => `distinct_ids.${index}`),
+          ...shape.propertyPaths.map((path) => `properties.${path}`),
+        ];
       };
-      return sendCsv(reply, streamCsv(source), 'persons.csv');
+      const source = async function* () {
+        for await (const persons of iteratePersons(deps.db, project.id, filters, newest)) yield persons.map(serializePerson);
+      };
+      // The header is computed before answering, so a failure there is still a clean error response.
+      const header = await columns();
+      return sendCsv(reply, streamCsv(source, async () => header), 'persons.csv');
     }
     const page = pageOf(query);
     const [count, persons] = await Promise.all([countPersons(deps.db, project.id, filters), listPersons(deps.db, project.id, filters, page)]);

@@ -154,6 +154,41 @@ export async function* iteratePersons(db: Db, teamId: number, filters: PersonFil
   }
 }
 
+/** The newest matching person's place in the list order, or null when none match. */
+export async function newestPersonCursor(db: Db, teamId: number, filters: PersonFilters): Promise<PersonCursor | null> {
+  const result = await sql<PersonCursor>`select p.created_at, p.id from persons p where ${whereAll(conditionsOf(teamId, filters))}
+    order by p.created_at desc, p.id desc limit 1`.execute(db);
+  return result.rows[0] ?? null;
+}
+
+/**
+ * What the CSV header needs of the matching persons, computed in the database (no rows travel):
+ * every leaf path of their properties (`a.b.0`, as the CSV flattening names them) and the most
+ * distinct ids one of them has.
+ */
+export async function personColumnShape(db: Db, teamId: number, filters: PersonFilters, upTo: PersonCursor): Promise<{ propertyPaths: string[]; maxDistinctIds: number }> {
+  const conditions = [...conditionsOf(teamId, filters), sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`];
+  const paths = await sql<{ path: string }>`
+    with recursive walk(path, value) as (
+      select e.key, e.value from persons p cross join lateral jsonb_each(p.properties) e where ${whereAll(conditions)}
+      union all
+      select w.path || '.' || c.key, c.value from walk w cross join lateral (
+        select x.key, x.value from jsonb_each(case when jsonb_typeof(w.value) = 'object' then w.value else '{}'::jsonb end) x
+        union all
+        select (y.ordinality - 1)::text, y.value
+        from jsonb_array_elements(case when jsonb_typeof(w.value) = 'array' then w.value else '[]'::jsonb end) with ordinality y
+      ) c
+      where jsonb_typeof(w.value) in ('object', 'array')
+    )
+    select distinct path from walk where jsonb_typeof(value) not in ('object', 'array')`.execute(db);
+  const most = await sql<{ n: number | null }>`
+    select max(n)::integer as n from (
+      select count(*) as n from persons p join person_distinct_ids d on d.team_id = p.team_id and d.person_id = p.id
+      where ${whereAll(conditions)} group by p.id
+    ) s`.execute(db);
+  return { propertyPaths: paths.rows.map((row) => row.path), maxDistinctIds: Number(most.rows[0]?.n ?? 0) };
+}
+
 /** Persons of the project matching any of the uuids/ids or owning any of the distinct ids. */
 export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonRef[], distinctIds: string[]): Promise<number[]> {
   const ids = refs.flatMap((ref) => ('id' in ref ? [ref.id] : []));
