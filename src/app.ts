@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { registerAccess } from './http/plugins/access.ts';
 import { registerErrorHandling, renderFrameworkError } from './http/plugins/errors.ts';
+import { registerInputGuards } from './http/plugins/input-guards.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { routeModules, type App } from './http/routes/index.ts';
@@ -26,7 +27,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     frameworkErrors: renderFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps);
+  registerInputGuards(app);
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

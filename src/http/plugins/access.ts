@@ -1,4 +1,4 @@
-// Declarative authorization: a route states `config.access` and a preValidation hook authenticates
+// Declarative authorization: a route states `config.access` and an onRequest hook authenticates
 // the key, resolves the organization or project named in the path, checks scopes, restrictions,
 // membership and level in the platform's order, then applies the key's rate limits.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -83,8 +83,9 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     };
   }
 
-  // preValidation, not preHandler: a bad key or a missing permission answers before body validation does.
-  app.addHook('preValidation', async (request) => {
+  // onRequest: a bad key or a missing permission answers before the body is even parsed
+  // (so before a 400 for malformed JSON or a 413), as the platform orders its outcomes.
+  app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.access;
     if (!rule) return;
     const actor = await authenticate(deps, request.headers.authorization);

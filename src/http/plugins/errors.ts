@@ -2,6 +2,8 @@
 // routes (404) and known paths with another method (405), and anything unexpected (500).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import type { Deps } from '../../deps.ts';
+import { authenticate } from '../../modules/access/access.service.ts';
 import { AppError, methodNotAllowed, notFound, payloadTooLarge, serverError, validationError } from '../../errors.ts';
 
 interface AjvError {
@@ -130,7 +132,7 @@ export function renderFrameworkError(error: FastifyError, _request: FastifyReque
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
   // A mirror of the route table, to tell "no such path" (404) from "not this method" (405).
   const known = FindMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
@@ -149,9 +151,12 @@ export function registerErrorHandling(app: FastifyInstance) {
     return sendError(reply, serverError());
   });
 
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     const other = METHODS.some((method) => method !== request.method && known.find(method as 'GET', path) !== null);
-    return sendError(reply, other ? methodNotAllowed(request.method) : notFound());
+    if (!other) return sendError(reply, notFound());
+    // As the platform: credentials are checked before the method is refused.
+    if (path.startsWith('/api/')) await authenticate(deps, request.headers.authorization);
+    return sendError(reply, methodNotAllowed(request.method));
   });
 }

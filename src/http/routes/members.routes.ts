@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { permissionDenied } from '../../errors.ts';
+import { OWNER_LEVEL } from '../../modules/access/access.service.ts';
 import { addMember, changeMemberLevel, removeMember } from '../../modules/members/members.service.ts';
 import { listMembers } from '../../modules/members/members.repository.ts';
 import { AddMemberBody, MemberParams, MembersParams, UpdateMemberBody } from '../../modules/members/members.schemas.ts';
@@ -27,8 +29,10 @@ export const memberRoutes: RouteModule = (app, deps) => {
     schema: { tags, params: MembersParams, body: AddMemberBody, response: { 201: OrganizationMember, ...errorResponses } },
     config: { access: write },
   }, async (request, reply) => {
-    const { organization } = organizationAccessOf(request);
+    const { organization, membership } = organizationAccessOf(request);
     const { email, first_name, last_name, level } = request.body;
+    // An owner's level is given only by an owner, on joining as on a change.
+    if (level === OWNER_LEVEL && membership.level !== OWNER_LEVEL) throw permissionDenied('Your organization access level is insufficient.');
     const member = await addMember(deps.db, { organizationId: organization.id, email, firstName: first_name, lastName: last_name, level }, deps.clock.now());
     return reply.code(201).send(serializeMember(member.membership, member.user));
   });

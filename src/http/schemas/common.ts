@@ -14,7 +14,7 @@ export const ErrorBody = Type.Object({
 
 export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 
 export const Page = <T extends TSchema>(item: T) =>
