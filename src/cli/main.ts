@@ -21,6 +21,13 @@ function findCommand(args: string[]): { command: Command; rest: string[] } | nul
   return null;
 }
 
+/** A refusal: the message on stderr and, with --json, as the one JSON object on stdout too. */
+function refuse(args: string[], message: string, extra = ''): number {
+  process.stderr.write(`herd: ${message}\n${extra}`);
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+  return 2;
+}
+
 export async function main(args: string[]): Promise<number> {
   if (args.length === 1 && (args[0] === '--help' || args[0] === '-h' || args[0] === 'help')) {
     process.stdout.write(usage());
@@ -34,15 +41,9 @@ export async function main(args: string[]): Promise<number> {
     await found.command.run(values, { json: values.json === true, config });
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`herd: ${error.message}\n${found ? '' : usage()}`);
-      return 2;
-    }
+    if (error instanceof UsageError) return refuse(args, error.message, found ? '' : usage());
     // A service refused an argument (an unknown e-mail, a scope, a limit): still the caller's input.
-    if (error instanceof AppError && error.status < 500) {
-      process.stderr.write(`herd: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
-      return 2;
-    }
+    if (error instanceof AppError && error.status < 500) return refuse(args, `${error.attr ? `${error.attr}: ` : ''}${error.detail}`);
     process.stderr.write(`herd: ${(error as Error).stack ?? String(error)}\n`);
     return 1;
   }

@@ -23,7 +23,6 @@ export function serializeUser(user: UserRow) {
     email: user.email,
     is_email_verified: user.is_email_verified,
     hedgehog_config: hedgehogConfigOf(user.hedgehog_config),
-    role_at_organization: user.role_at_organization,
   };
 }
 
@@ -36,7 +35,6 @@ export function serializeMember(membership: MembershipRow, user: UserRow) {
     updated_at: iso(membership.updated_at),
     is_2fa_enabled: user.is_2fa_enabled,
     has_social_auth: user.has_social_auth,
-    last_login: isoOrNull(user.last_login),
   };
 }
 

@@ -80,7 +80,7 @@ describe('roles', () => {
     }
     const nulled = await post({ name: 'Level null', feature_flags_access_level: null });
     assert.equal(nulled.statusCode, 400);
-    assert.deepEqual(nulled.json(), ERROR('null', 'This field may not be null.', 'feature_flags_access_level'));
+    assert.deepEqual(nulled.json(), ERROR('invalid_choice', '"null" is not a valid choice.', 'feature_flags_access_level'));
     const list = await ctx.app.inject({ method: 'GET', url: base, headers: tenant.headers });
     assert.ok(!list.json().results.some((role: { name: string }) => role.name.startsWith('Level')));
   });

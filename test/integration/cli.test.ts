@@ -27,10 +27,14 @@ function jsonOf(result: HerdResult): Record<string, unknown> {
   return value;
 }
 
+/** Exit 2, the message on stderr; stdout empty, or with --json exactly one {"error"} object. */
 function assertUsageError(result: HerdResult, message: RegExp) {
   assert.equal(result.code, 2, result.stderr);
-  assert.equal(result.stdout, '');
   assert.match(result.stderr, message);
+  if (result.stdout === '') return;
+  const lines = result.stdout.split('\n').filter((line) => line !== '');
+  assert.equal(lines.length, 1, result.stdout);
+  assert.match(JSON.parse(lines[0]).error, message);
 }
 
 describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
@@ -165,6 +169,9 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('keys create refuses wrong arguments with exit 2 and writes nothing', async () => {
     const keys = await withApi((_api, db) => count(db, 'personal_api_keys'));
     assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', 'person:read,bogus'), /Invalid scope: bogus/);
+    const refused = await herd('keys', 'create', '--email', email, '--scopes', 'bogus', '--json');
+    assertUsageError(refused, /Invalid scope: bogus/);
+    assert.deepEqual(Object.keys(JSON.parse(refused.stdout)), ['error']);
     assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', ''), /--scopes is required/);
     assertUsageError(await herd('keys', 'create', '--email', email), /--scopes is required/);
     assertUsageError(await herd('keys', 'create', '--email', 'nobody@example.com', '--scopes', '*'), /no user with e-mail/);

@@ -184,6 +184,35 @@ describe('fuzzing', () => {
     fuzzer.assertClean(mark);
   });
 
+  it('treats filter values and search terms as data: no SQL, no LIKE wildcards', async (t) => {
+    const mark = fuzzer.mark();
+    const list = async (query: string) => fuzzer.send({ method: 'GET', url: `${personsList()}?${query}`, headers: world.a.headers });
+    const all = await list('');
+    if (all?.statusCode === 404) {
+      t.diagnostic('persons list not registered yet');
+      return;
+    }
+    assert.ok(all && all.json().count > 0, 'the tenant has persons to leak');
+    const filters = [
+      { key: 'email', value: "' OR 1=1 --", operator: 'exact' },
+      { key: 'email', value: "x' OR '1'='1", operator: 'icontains' },
+      { key: 'email', value: '%', operator: 'icontains' },
+      { key: 'email', value: '_', operator: 'icontains' },
+      { key: 'email', value: '.*', operator: 'exact' },
+    ];
+    for (const filter of filters) {
+      const res = await list(`properties=${encode(JSON.stringify([filter]))}`);
+      assert.equal(res?.statusCode, 200, res?.body);
+      assert.equal(res?.json().count, 0, JSON.stringify(filter));
+    }
+    for (const term of ['%', '_', "' OR 1=1 --", '%@%']) {
+      const res = await list(`search=${encode(term)}`);
+      assert.equal(res?.statusCode, 200, res?.body);
+      assert.equal(res?.json().count, 0, `search ${term}`);
+    }
+    fuzzer.assertClean(mark);
+  });
+
   it('refuses broken capture payloads whole and never answers 500', async (t) => {
     const mark = fuzzer.mark();
     if (!captureLive) {

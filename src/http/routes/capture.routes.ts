@@ -4,6 +4,7 @@
 import cors from '@fastify/cors';
 import { Type } from 'typebox';
 import { captureEvents } from '../../ingestion/capture.service.ts';
+import { ErrorBody } from '../schemas/common.ts';
 import type { RouteModule } from './index.ts';
 
 const MiB = 1024 * 1024;
@@ -43,7 +44,15 @@ export const captureRoutes: RouteModule = async (app, deps) => {
     for (const [path, limit] of CAPTURE_PATHS) {
       capture.post(
         path,
-        { bodyLimit: limit, schema: { hide: true, response: { 200: CaptureResponse } } },
+        {
+          bodyLimit: limit,
+          schema: {
+            tags: ['capture'],
+            summary: 'Capture events (batch object, array or single event; JSON, gzip or form data=), authenticated by the project token',
+            security: [],
+            response: { 200: CaptureResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
+          },
+        },
         async (request) => {
           await captureEvents(deps, {
             body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),

@@ -9,7 +9,6 @@ import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import { errorResponses, Page } from '../schemas/common.ts';
 import { Type } from 'typebox';
 import type { RouteModule } from './index.ts';
-import { rejectNulCharacters } from './persons.routes.ts';
 
 const tags = ['cohorts'];
 const read = { access: { scopes: ['cohort:read'], project: 'project_id' } };
@@ -23,7 +22,6 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: BoundedPageQuery, response: { 200: Page(Cohort), ...errorResponses } },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request) => {
     const { project } = projectAccessOf(request);
     const page = pageOf(request.query);
@@ -36,7 +34,6 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/`, {
     schema: { tags, params: ProjectParams, body: CreateCohortBody, response: { 201: Cohort, ...errorResponses } },
     config: write,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const { project } = projectAccessOf(request);
     const name = request.body.name.trim();
@@ -48,7 +45,6 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/`, {
     schema: { tags, params: CohortParams, response: { 200: Cohort, ...errorResponses } },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request) => {
     const cohort = await findCohort(deps.db, projectAccessOf(request).project.id, request.params.id);
     if (!cohort) throw notFound();
@@ -58,7 +54,6 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.patch(`${base}/:id/`, {
     schema: { tags, params: CohortParams, body: UpdateCohortBody, response: { 200: Cohort, ...errorResponses } },
     config: write,
-    preValidation: rejectNulCharacters,
   }, async (request) => {
     const cohort = await findCohort(deps.db, projectAccessOf(request).project.id, request.params.id);
     if (!cohort) throw notFound();
@@ -71,7 +66,6 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.delete(`${base}/:id/`, {
     schema: { tags, params: CohortParams, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
     config: write,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const deleted = await deleteCohortRow(deps.db, projectAccessOf(request).project.id, request.params.id);
     if (!deleted) throw notFound();

@@ -25,7 +25,7 @@ import { wantsCsv } from '../csv.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { RouteModule } from './index.ts';
-import { booleanParam, personOf, rejectNulCharacters, respond } from './persons.routes.ts';
+import { booleanParam, personOf, respond } from './persons.routes.ts';
 
 const tags = ['persons'];
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
@@ -62,7 +62,7 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/bulk_delete/`, {
     schema: { tags, params: ProjectParams, querystring: BulkDeleteQuery, body: BulkDeleteBody, response: { 200: BulkDeleteResult, ...errorResponses } },
     config: write,
-    preValidation: [rejectNulCharacters, absentBodyAsObject],
+    preValidation: absentBodyAsObject,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const body = request.body ?? {};
@@ -86,7 +86,7 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/:id/split/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: SplitBody, response: { 200: Success, ...errorResponses } },
     config: write,
-    preValidation: [rejectNulCharacters, absentBodyAsObject],
+    preValidation: absentBodyAsObject,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -98,7 +98,7 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/:id/update_property/`, {
     schema: { tags, params: PersonParams, querystring: UpdatePropertyQuery, body: UpdatePropertyBody, response: { 200: Person, ...errorResponses } },
     config: write,
-    preValidation: [rejectNulCharacters, absentBodyAsObject],
+    preValidation: absentBodyAsObject,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const body = request.body ?? {};
@@ -116,7 +116,7 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/:id/delete_property/`, {
     schema: { tags, params: PersonParams, querystring: DeletePropertyQuery, body: DeletePropertyBody, response: { 200: Person, ...errorResponses } },
     config: write,
-    preValidation: [rejectNulCharacters, absentBodyAsObject],
+    preValidation: absentBodyAsObject,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const key = request.body?.$unset ?? request.query.$unset;

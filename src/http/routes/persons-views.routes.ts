@@ -26,7 +26,7 @@ import { projectAccessOf } from '../plugins/access.ts';
 import { errorResponses, Page } from '../schemas/common.ts';
 import { Type } from 'typebox';
 import type { RouteModule } from './index.ts';
-import { personOf, rejectNulCharacters, respond } from './persons.routes.ts';
+import { personOf, respond } from './persons.routes.ts';
 
 const tags = ['persons'];
 const ActivityQuery = Type.Object({ ...BoundedPageQuery.properties, ...FormatQuery.properties });
@@ -78,7 +78,6 @@ export const personViewRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/activity/`, {
     schema: { tags, params: ProjectParams, querystring: ActivityQuery, response: { 200: Page(ActivityEntry), ...errorResponses } },
     config: activityAccess,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -90,7 +89,6 @@ export const personViewRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/activity/`, {
     schema: { tags, params: PersonParams, querystring: ActivityQuery, response: { 200: Page(ActivityEntry), ...errorResponses } },
     config: activityAccess,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -104,7 +102,6 @@ export const personViewRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/values/`, {
     schema: { tags, params: ProjectParams, querystring: ValuesQuery, response: { 200: Type.Array(ValueItem), ...errorResponses } },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { key, value } = request.query;
@@ -116,7 +113,6 @@ export const personViewRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/cohorts/`, {
     schema: { tags, params: ProjectParams, querystring: PersonCohortsQuery, response: { 200: Type.Object({ results: Type.Array(PersonCohort) }), ...errorResponses } },
     config: { access: { scopes: ['person:read', 'cohort:read'], project: 'project_id' } },
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const raw = request.query.person_id;
@@ -135,7 +131,6 @@ export const personViewRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/properties_timeline/`, {
     schema: { tags, params: PersonParams, querystring: TimelineQuery, response: errorResponses },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);

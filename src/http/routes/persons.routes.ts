@@ -44,31 +44,6 @@ export function respond(reply: FastifyReply, csv: boolean, value: unknown, recor
   return sendCsv(reply, toCsv(records ?? [value as object]));
 }
 
-/** The path to the first string (or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = nulPath(item, path ? `${path}.${index}` : String(index));
-      if (found !== null) return found;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const here = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return here;
-      const found = nulPath(item, here);
-      if (found !== null) return found;
-    }
-  }
-  return null;
-}
-
-/** A preValidation hook: a NUL character anywhere in the query or body is a 400 naming the field, never a database error. */
-export async function rejectNulCharacters(request: FastifyRequest) {
-  const attr = nulPath(request.query, '') ?? nulPath(request.body, '');
-  if (attr !== null) throw validationError('Null characters are not allowed.', attr || null);
-}
-
 /** `true`/`false` (any letter case), absent = false; anything else is a 400 naming the parameter. */
 export function booleanParam(value: unknown, attr: string): boolean {
   if (value === undefined || value === false) return false;
@@ -85,7 +60,6 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: PersonListQuery, response: { 200: Page(Person), ...errorResponses } },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -127,7 +101,6 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, response: { 200: Person, ...errorResponses } },
     config: read,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     return respond(reply, csv, serializePerson(await personOf(deps, request)));
@@ -136,7 +109,6 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.patch(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: UpdatePersonBody, response: { 200: Person, ...errorResponses } },
     config: write,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -148,7 +120,6 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.delete(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: DeletePersonQuery, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
     config: write,
-    preValidation: rejectNulCharacters,
   }, async (request, reply) => {
     wantsCsv(request);
     const deleteEvents = booleanParam(request.query.delete_events, 'delete_events');

@@ -34,7 +34,6 @@ export const UserBasic = Type.Object({
   email: Type.String(),
   is_email_verified: Nullable(Type.Boolean()),
   hedgehog_config: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  role_at_organization: Nullable(Type.String()),
 });
 
 export const OrganizationMember = Type.Object({
@@ -45,7 +44,6 @@ export const OrganizationMember = Type.Object({
   updated_at: DateTime,
   is_2fa_enabled: Type.Boolean(),
   has_social_auth: Type.Boolean(),
-  last_login: Nullable(DateTime),
 });
 
 /** Error responses every authenticated route can give, for the OpenAPI document. */
