@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { AppError } from '../errors.ts';
-import { decodeCaptureBody, jsonDepth, MAX_JSON_DEPTH } from './decode-body.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
+import { decodeCaptureBody } from './decode-body.ts';
 
 const payload = { api_key: 'phc_x', batch: [{ event: 'e', distinct_id: 'd' }] };
 const json = Buffer.from(JSON.stringify(payload));

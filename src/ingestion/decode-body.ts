@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { payloadTooLarge, validationError } from '../errors.ts';
 import { parseSanitizedJson } from './sanitize-json.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,28 +31,6 @@ function formData(body: Buffer): Buffer {
   const text = data.replace(/ /g, '+').replace(/[\r\n]/g, '');
   if (!BASE64.test(text)) throw validationError('The data field is not valid base64.', 'data');
   return Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
-}
-
-// Deeper JSON would overflow recursive serializers (ours and the database's) instead of a clean 400.
-export const MAX_JSON_DEPTH = 100;
-
-/** The deepest nesting of arrays and objects in JSON text, counted outside strings. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i++;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-    } else if (code === 0x7d || code === 0x5d) depth--;
-  }
-  return deepest;
 }
 
 function parseJson(body: Buffer): unknown {

@@ -22,9 +22,13 @@ export function cleanDistinctId(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   let value = typeof raw === 'string' ? raw : JSON.stringify(raw);
   value = value.replaceAll('\u0000', '\uFFFD');
-  // Cut by code points so a surrogate pair is never split.
-  if (value.length > MAX_DISTINCT_ID_LENGTH) value = Array.from(value).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+  value = cutToCodePoints(value, MAX_DISTINCT_ID_LENGTH);
   return value === '' ? null : value;
+}
+
+/** At most `max` characters, cut by code points so a surrogate pair is never split. */
+export function cutToCodePoints(value: string, max: number): string {
+  return value.length > max ? Array.from(value).slice(0, max).join('') : value;
 }
 
 function unquoted(value: string): string[] {

@@ -2,10 +2,12 @@
 // for (ingestion.md §2.1–2.2). Pure: no database, no clock of its own.
 import type { JsonObject } from '../db/schema.ts';
 import { validationError } from '../errors.ts';
-import { cleanDistinctId } from './distinct-ids.ts';
+import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
 import type { PropertyUpdates } from './person-properties.ts';
 import { resolveTimestamp } from './timestamps.ts';
 import { isUuid, uuidV7 } from './uuid.ts';
+
+export const MAX_EVENT_NAME_LENGTH = 200;
 
 export interface NormalizableEvent {
   event: string;
@@ -106,7 +108,8 @@ export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext
   return {
     uuid: uuidGiven ? (raw.uuid as string).toLowerCase() : uuidV7(context.now),
     uuidGiven,
-    event: raw.event,
+    // Event names are indexed; like distinct ids they are cut to 200 characters (a btree entry holds ~2.7 kB).
+    event: cutToCodePoints(raw.event, MAX_EVENT_NAME_LENGTH),
     distinctId,
     timestamp,
     properties,

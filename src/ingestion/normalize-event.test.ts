@@ -66,3 +66,10 @@ test('errors name the field of the event', () => {
     );
   }
 });
+
+test('event names longer than 200 characters are cut to 200, by code points', () => {
+  const long = normalize({ event: '😀'.repeat(250), distinct_id: 'd' });
+  assert.equal(Array.from(long?.event ?? '').length, 200);
+  assert.equal(long?.event, '😀'.repeat(200));
+  assert.equal(normalize({ event: 'short', distinct_id: 'd' })?.event, 'short');
+});

@@ -1,6 +1,7 @@
 // Each test file gets its own freshly migrated database: a new in-memory PGlite, or on PostgreSQL
 // (TEST_DATABASE_URL) a clone of one migrated template database.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
@@ -9,6 +10,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 
 const TEMPLATE_LOCK = 7_241_001;
+const MIGRATIONS_DIR = new URL('../../src/db/migrations/', import.meta.url);
 
 /** The pool config of the same server with another database. */
 export function withDatabase(url: string, name: string): pg.PoolConfig {
@@ -27,7 +29,10 @@ async function withAdmin<T>(url: string | pg.PoolConfig, work: (admin: Kysely<un
 
 async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConfig; drop: () => Promise<void> }> {
   const baseName = parse(baseUrl).database || 'postgres';
-  const version = crypto.createHash('sha1').update(Object.keys(migrations).join(',')).digest('hex').slice(0, 10);
+  // Keyed by the migration files' text, so an edited migration never runs tests on a stale template.
+  const hash = crypto.createHash('sha1');
+  for (const name of Object.keys(migrations)) hash.update(name).update(fs.readFileSync(new URL(`${name}.ts`, MIGRATIONS_DIR)));
+  const version = hash.digest('hex').slice(0, 10);
   const template = `${baseName}_tpl_${version}`;
   const name = `${baseName}_t_${crypto.randomBytes(6).toString('hex')}`;
   await withAdmin(baseUrl, async (admin) => {

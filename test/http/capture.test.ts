@@ -335,3 +335,22 @@ describe('capture CORS', () => {
     assert.notEqual(preflight.statusCode, 200);
   });
 });
+
+describe('indexed text of any length', () => {
+  test('a long random event name is cut to 200 characters and a long random e-mail is stored and filterable', async () => {
+    const name = crypto.randomBytes(3000).toString('base64');
+    const email = `${crypto.randomBytes(3000).toString('base64')}@example.com`;
+    const response = await post(ctx.app, '/capture/', { api_key: token, event: name, distinct_id: 'long-text', properties: { $set: { email } } });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal((await eventsNamed(name.slice(0, 200))).length, 1);
+    const person = await personByDistinctId(ctx.deps.db, tenant.project.id, 'long-text');
+    assert.equal(person?.properties.email, email);
+    const listed = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/projects/${tenant.project.id}/persons/?email=${encodeURIComponent(email)}`,
+      headers: tenant.headers,
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.deepEqual(listed.json().results.map((p: { uuid: string }) => p.uuid), [person?.uuid]);
+  });
+});

@@ -92,4 +92,50 @@ describe('http core', () => {
     assert.equal((await post({})).json().code, 'required');
     assert.equal((await post({ name: 'x'.repeat(65) })).json().code, 'max_length');
   });
+
+  describe('input guards', () => {
+    const json = { 'content-type': 'application/json' };
+    const count = async (table: 'organizations') =>
+      (await ctx.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+
+    it('refuses JSON nested deeper than 100 levels with a 400, not a stack overflow', async () => {
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: { ...tenant.headers, ...json }, payload: deep });
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().detail, 'The JSON is nested more than 100 levels deep.');
+    });
+
+    it('reads an empty JSON body as {}, so a missing field says required', async () => {
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: { ...tenant.headers, ...json }, payload: '' });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name' });
+    });
+
+    it('refuses NUL characters in bodies (400 naming the field) and in path ids (404), writing nothing', async () => {
+      const before = await count('organizations');
+      const body = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload: { name: 'a\u0000b' } });
+      assert.equal(body.statusCode, 400);
+      assert.equal(body.json().attr, 'name');
+      const path = await ctx.app.inject({ method: 'GET', url: '/api/personal_api_keys/%00/', headers: tenant.headers });
+      assert.equal(path.statusCode, 404);
+      assert.equal(await count('organizations'), before);
+    });
+
+    it('accepts only plain decimal paging values, and no offset past the largest safe integer', async () => {
+      for (const query of ['limit=1e3', 'limit=0x10', 'limit=%205', 'limit=%2B5', 'limit=5.0', 'offset=1e2', 'limit=0', 'offset=-1', 'offset=99999999999999999999']) {
+        const res = await ctx.app.inject({ method: 'GET', url: `/api/organizations/?${query}`, headers: tenant.headers });
+        assert.equal(res.statusCode, 400, query);
+        assert.equal(res.json().attr, query.split('=')[0], query);
+      }
+      const fine = await ctx.app.inject({ method: 'GET', url: '/api/organizations/?limit=5&offset=0', headers: tenant.headers });
+      assert.equal(fine.statusCode, 200);
+    });
+
+    it('authenticates before it parses: no key and a malformed body is 401, not 400', async () => {
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: json, payload: '{bad' });
+      assert.equal(res.statusCode, 401);
+      const refused = await ctx.app.inject({ method: 'PUT', url: '/api/organizations/' });
+      assert.equal(refused.statusCode, 401, 'credentials are checked before the method is refused');
+    });
+  });
 });

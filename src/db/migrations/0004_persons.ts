@@ -7,7 +7,8 @@ const statements = [
   sql`create extension if not exists pg_trgm`,
 
   // email filter (exact) and search (substring) on email and name.
-  sql`create index persons_email on persons (team_id, (properties ->> 'email'))`,
+  // The first 200 characters only: a btree entry holds ~2.7 kB and an e-mail property can be any string.
+  sql`create index persons_email on persons (team_id, left(properties ->> 'email', 200))`,
   sql`create index persons_email_trgm on persons using gin ((properties ->> 'email') gin_trgm_ops)`,
   sql`create index persons_name_trgm on persons using gin ((properties ->> 'name') gin_trgm_ops)`,
   sql`create index persons_uuid on persons (uuid)`,

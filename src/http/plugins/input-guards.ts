@@ -1,8 +1,10 @@
 // Input that the database cannot hold or that a schema would wrongly coerce is turned away here,
 // for every route at once: NUL characters (PostgreSQL text cannot store U+0000), paging values
-// that are not plain decimal integers, and empty JSON bodies (read as no body at all, then as {}).
+// that are not plain decimal integers, JSON nested past what recursion can walk, and empty JSON
+// bodies (read as no body at all, then as {}).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../json-depth.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {
@@ -46,8 +48,12 @@ export function registerInputGuards(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    parseJson(request, body as string, done);
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
+      return done(validationError(`The JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
+    }
+    parseJson(request, text, done);
   });
 
   app.addHook('preValidation', async (request) => {

@@ -48,7 +48,10 @@ function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBoo
     conditions.push(sql<SqlBool>`p.id in (select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${filters.distinctId}::text)`);
   }
   // Spelled as the index persons_email is, so the planner uses it.
-  if (filters.email !== undefined) conditions.push(sql<SqlBool>`(p.properties ->> 'email') = ${filters.email}::text`);
+  if (filters.email !== undefined) {
+    // The prefix comparison is what the persons_email index holds; the full one decides.
+    conditions.push(sql<SqlBool>`left(p.properties ->> 'email', 200) = left(${filters.email}::text, 200) and (p.properties ->> 'email') = ${filters.email}::text`);
+  }
   if (filters.search !== undefined) conditions.push(searchCondition(teamId, filters.search));
   if (filters.properties) {
     conditions.push(compilePropertyFilterForWhere(filters.properties, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') }));
