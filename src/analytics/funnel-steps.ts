@@ -3,10 +3,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { ViewContext } from './actors.ts';
-import { rangeSql, resolveRange, type Interval, type LocalRange } from './date-range.ts';
+import { rangeSql, type Interval, type LocalRange } from './date-range.ts';
 import { entitiesParam, entitySql, parseEntity, resolveEntities, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql, type FilterNode } from './filters.ts';
-import { boolParam, choiceParam, intervalParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import { rangeParam, choiceParam, intervalParam, intParam, jsonParam, type RawParams } from './params.ts';
 
 const ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
 const WINDOW_UNITS = ['minute', 'hour', 'day', 'week', 'month'] as const;
@@ -44,14 +44,7 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
   const count = days ?? intParam(raw, 'funnel_window_interval', { min: 1, max: 100_000 }) ?? 14;
   const unit = days !== undefined ? 'day' : choiceParam(raw, 'funnel_window_interval_unit', WINDOW_UNITS, 'day');
   const interval = intervalParam(raw);
-  const range = resolveRange({
-    dateFrom: stringParam(raw, 'date_from'),
-    dateTo: stringParam(raw, 'date_to'),
-    interval,
-    explicit: boolParam(raw, 'explicit_date') ?? false,
-    timezone: context.timezone,
-    now: context.now,
-  });
+  const range = rangeParam(raw, context, interval);
   const global = await propertiesParam(context, raw);
   const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
   return { steps, exclusions, order: choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered'), window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };

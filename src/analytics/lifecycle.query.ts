@@ -4,10 +4,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, resolveRange, truncate } from './date-range.ts';
+import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
 import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { boolParam, intervalParam, stringParam, type Page, type RawParams } from './params.ts';
+import { rangeParam, intervalParam, stringParam, type Page, type RawParams } from './params.ts';
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 
@@ -28,14 +28,7 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
   if (!(LIFECYCLE_TYPES as readonly string[]).includes(type)) throw validationError(`"${type}" is not a valid choice.`, 'lifecycle_type', 'invalid_choice');
   const entity = await lifecycleEntity(context, raw);
   const interval = intervalParam(raw);
-  const range = resolveRange({
-    dateFrom: stringParam(raw, 'date_from'),
-    dateTo: stringParam(raw, 'date_to'),
-    interval,
-    explicit: boolParam(raw, 'explicit_date') ?? false,
-    timezone: context.timezone,
-    now: context.now,
-  });
+  const range = rangeParam(raw, context, interval);
   // One period before the range decides new/returning at its start; one after holds the last dormant.
   const window = {
     from: range.from ? addInterval(truncate(range.from, interval), interval, -1) : null,

@@ -1,7 +1,7 @@
 // Parameter intake of the analytical views: query string merged with a JSON body (body wins),
 // structured values JSON-encoded in the query string. Every bad value is a 400 naming the parameter.
 import { validationError } from '../errors.ts';
-import { INTERVALS, type Interval } from './date-range.ts';
+import { INTERVALS, resolveRange, type Interval, type LocalRange } from './date-range.ts';
 
 export type RawParams = Record<string, unknown>;
 
@@ -93,4 +93,16 @@ export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offs
   const limit = intParam(raw, limitKey, { min: 1 }) ?? DEFAULT_LIMIT;
   const offset = intParam(raw, offsetKey, { min: 0 }) ?? 0;
   return { limit: Math.min(limit, MAX_LIMIT), offset };
+}
+
+/** The view's date range from `date_from`, `date_to` and `explicit_date`, in the project's timezone. */
+export function rangeParam(raw: RawParams, context: { timezone: string; now: Date }, interval: Interval): LocalRange {
+  return resolveRange({
+    dateFrom: stringParam(raw, 'date_from'),
+    dateTo: stringParam(raw, 'date_to'),
+    interval,
+    explicit: boolParam(raw, 'explicit_date') ?? false,
+    timezone: context.timezone,
+    now: context.now,
+  });
 }

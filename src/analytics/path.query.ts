@@ -4,9 +4,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
-import { rangeSql, resolveRange } from './date-range.ts';
+import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { rangeParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
 
 const EVENT_TYPES = ['$pageview', '$screen', 'custom_event', 'hogql'];
 
@@ -55,14 +55,7 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
   const endKey = stringParam(raw, 'path_end_key');
   const dropoffKey = stringParam(raw, 'path_dropoff_key');
   const excluded = stringList(raw, 'exclude_events');
-  const range = resolveRange({
-    dateFrom: stringParam(raw, 'date_from'),
-    dateTo: stringParam(raw, 'date_to'),
-    interval: 'day',
-    explicit: boolParam(raw, 'explicit_date') ?? false,
-    timezone: context.timezone,
-    now: context.now,
-  });
+  const range = rangeParam(raw, context, 'day');
   const types = typeConditions(raw);
   const url = sql`e.properties->>'$current_url'`;
   const item = sql`case

@@ -2,23 +2,16 @@
 // buckets (project timezone) of the range, for the target entity.
 import { sql } from 'kysely';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { bucketSql, localSql, rangeSql, resolveRange } from './date-range.ts';
+import { bucketSql, localSql, rangeSql } from './date-range.ts';
 import { entitySql, resolveEntity, targetEntity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { boolParam, intervalParam, intParam, stringParam, type Page, type RawParams } from './params.ts';
+import { rangeParam, intervalParam, intParam, type Page, type RawParams } from './params.ts';
 
 export async function stickinessActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
   const entity = await resolveEntity(context, targetEntity(raw));
   const interval = intervalParam(raw);
   const days = intParam(raw, 'stickiness_days', { min: 0 }) ?? 0;
-  const range = resolveRange({
-    dateFrom: stringParam(raw, 'date_from'),
-    dateTo: stringParam(raw, 'date_to'),
-    interval,
-    explicit: boolParam(raw, 'explicit_date') ?? false,
-    timezone: context.timezone,
-    now: context.now,
-  });
+  const range = rangeParam(raw, context, interval);
   const where = andSql([
     sql`e.team_id = ${context.teamId}`,
     sql`e.person_id is not null`,
