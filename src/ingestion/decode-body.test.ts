@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { AppError } from '../errors.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-shape.ts';
 import { decodeCaptureBody } from './decode-body.ts';
 
 const payload = { api_key: 'phc_x', batch: [{ event: 'e', distinct_id: 'd' }] };

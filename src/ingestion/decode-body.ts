@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { payloadTooLarge, validationError } from '../errors.ts';
 import { parseSanitizedJson } from './sanitize-json.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-shape.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const utf8 = new TextDecoder('utf-8', { fatal: true });

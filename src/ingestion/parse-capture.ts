@@ -3,6 +3,7 @@
 import { validationError } from '../errors.ts';
 import type { NormalizableEvent } from './normalize-event.step.ts';
 import { parseClientTime } from './timestamps.ts';
+import { jsonTypeName } from '../json-shape.ts';
 
 export interface CapturePayload {
   token: string | null;
@@ -14,15 +15,6 @@ export interface CapturePayload {
 
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'list';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (typeof value === 'boolean') return 'bool';
-  return 'dict';
-}
 
 function tokenOfEvent(event: unknown): unknown {
   if (!isObject(event)) return undefined;
@@ -61,10 +53,10 @@ export function parseCapturePayload(body: unknown, query: Record<string, unknown
     if (body.length === 0) throw validationError('No events in the request.');
     return { token: tokenOfEvents(body), items: body, sentAt: sentAtOf(null, query), attrPrefix: String };
   }
-  if (!isObject(body)) throw validationError(`Invalid data. Expected a dictionary or a list, but got ${typeName(body)}.`);
+  if (!isObject(body)) throw validationError(`Invalid data. Expected a dictionary or a list, but got ${jsonTypeName(body)}.`);
   if (Object.hasOwn(body, 'batch')) {
     const batch = body.batch;
-    if (!Array.isArray(batch)) throw validationError(`Expected a list of items but got type "${typeName(batch)}".`, 'batch');
+    if (!Array.isArray(batch)) throw validationError(`Expected a list of items but got type "${jsonTypeName(batch)}".`, 'batch');
     if (batch.length === 0) throw validationError('No events in the batch.', 'batch');
     // The batch's own key wins over any key its events carry.
     const own = present(body.api_key) ? body.api_key : present(body.token) ? body.token : undefined;
@@ -88,9 +80,9 @@ function optionalOf(event: JsonObject, field: string, check: (value: unknown) =>
 
 /** One item of the payload as an event to normalize; wrong field types are 400 naming the field. */
 export function eventOfItem(item: unknown, prefix: string): NormalizableEvent {
-  if (!isObject(item)) throw validationError(`Expected a dictionary of items but got type "${typeName(item)}".`, prefix || null);
+  if (!isObject(item)) throw validationError(`Expected a dictionary of items but got type "${jsonTypeName(item)}".`, prefix || null);
   const notString = 'Not a valid string.';
-  const notObject = (value: unknown) => `Expected a dictionary of items but got type "${typeName(value)}".`;
+  const notObject = (value: unknown) => `Expected a dictionary of items but got type "${jsonTypeName(value)}".`;
   const properties = optionalOf(item, 'properties', isObject, notObject(item.properties), prefix) as JsonObject | undefined;
   const event = optionalOf(item, 'event', (value) => typeof value === 'string', notString, prefix) as string | undefined;
   const distinctId = item.distinct_id ?? item.$distinct_id ?? properties?.distinct_id;

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay from 'find-my-way';
 import type { Deps } from '../../deps.ts';
 import { authenticate } from '../../modules/access/access.service.ts';
+import { jsonTypeName } from '../../json-shape.ts';
 import { AppError, methodNotAllowed, notFound, payloadTooLarge, serverError, validationError } from '../../errors.ts';
 
 interface AjvError {
@@ -21,14 +22,6 @@ const TYPE_MESSAGES: Record<string, string> = {
   boolean: 'Must be a valid boolean.',
 };
 
-function jsonTypeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'list';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (typeof value === 'boolean') return 'bool';
-  return 'dict';
-}
 
 function attrOf(instancePath: string): string | null {
   if (!instancePath) return null;

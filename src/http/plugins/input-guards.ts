@@ -4,7 +4,7 @@
 // bodies (read as no body at all, then as {}).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../json-depth.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../json-shape.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {

@@ -4,7 +4,6 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { RoleRow, UserRow } from '../../db/schema.ts';
 import { isUniqueViolation, notFound, validationError } from '../../errors.ts';
-import { recordActivity } from '../activity/activity.repository.ts';
 import { loadRoleMemberships } from './role.serializer.ts';
 import {
   deleteRoleMembershipRow,
@@ -16,7 +15,7 @@ import {
 } from './role-memberships.repository.ts';
 import type { PageRequest } from './roles.repository.ts';
 import type { RoleMembershipWire } from './roles.schemas.ts';
-import { requireRole, ROLE_SCOPE, type RoleActor } from './roles.service.ts';
+import { recordRoleActivity, requireRole, ROLE_SCOPE, type RoleActor } from './roles.service.ts';
 
 const alreadyMember = () => validationError('User is already part of the role.');
 
@@ -31,20 +30,11 @@ export async function listRoleMembershipsPage(
   return { count, results: await loadRoleMemberships(db, organizationId, rows) };
 }
 
-function memberActivity(actor: RoleActor, role: RoleRow, user: UserRow, added: boolean) {
+/** A member added to or removed from a role, as an activity entry of the role. */
+function recordMemberActivity(db: Db, actor: RoleActor, role: RoleRow, user: UserRow, added: boolean, now: Date) {
   const who = { user_uuid: user.uuid, email: user.email };
-  return {
-    organizationId: actor.organizationId,
-    teamId: null,
-    scope: ROLE_SCOPE,
-    itemId: role.id,
-    activity: added ? 'member_added' : 'member_removed',
-    userId: actor.userId,
-    detail: {
-      changes: [{ type: ROLE_SCOPE, action: added ? 'created' : 'deleted', field: 'members', before: added ? null : who, after: added ? who : null }],
-      name: role.name,
-    },
-  };
+  const change = { type: ROLE_SCOPE, action: added ? 'created' : 'deleted', field: 'members', before: added ? null : who, after: added ? who : null };
+  return recordRoleActivity(db, actor, role, added ? 'member_added' : 'member_removed', [change], now);
 }
 
 export async function addRoleMember(db: Db, actor: RoleActor, roleId: string, userUuid: string, now: Date): Promise<RoleMembershipWire> {
@@ -62,7 +52,7 @@ export async function addRoleMember(db: Db, actor: RoleActor, roleId: string, us
         userId: member.user.id,
         now,
       });
-      await recordActivity(trx, memberActivity(actor, role, member.user, true), now);
+      await recordMemberActivity(trx, actor, role, member.user, true, now);
       const [wire] = await loadRoleMemberships(trx, actor.organizationId, [row]);
       return wire;
     });
@@ -79,6 +69,6 @@ export function removeRoleMember(db: Db, actor: RoleActor, roleId: string, id: s
     const row = await deleteRoleMembershipRow(trx, actor.organizationId, role.id, id);
     if (!row) throw notFound();
     const [user] = await findUsersByIds(trx, [row.user_id]);
-    if (user) await recordActivity(trx, memberActivity(actor, role, user, false), now);
+    if (user) await recordMemberActivity(trx, actor, role, user, false, now);
   });
 }

@@ -11,6 +11,19 @@ import { CAN_ALWAYS_EDIT, type CreateRoleInput, type RoleWire, type UpdateRoleIn
 
 export const ROLE_SCOPE = 'Role';
 
+/** One activity entry about a role, written in the transaction of the change. */
+export function recordRoleActivity(
+  db: Db,
+  actor: RoleActor,
+  role: { id: string; name: string },
+  activity: string,
+  changes: ActivityChange[] | null,
+  now: Date,
+): Promise<void> {
+  const detail = { changes, name: role.name };
+  return recordActivity(db, { organizationId: actor.organizationId, teamId: null, scope: ROLE_SCOPE, itemId: role.id, activity, userId: actor.userId, detail }, now);
+}
+
 const duplicateName = () => validationError('There is already a role with this name.', 'name', 'unique');
 
 /** The pre-check gives the answer in the common case; the unique index decides a race of two writers. */
@@ -55,19 +68,7 @@ export function createRole(db: Db, actor: RoleActor, input: CreateRoleInput, now
         createdById: actor.userId,
         now,
       });
-      await recordActivity(
-        trx,
-        {
-          organizationId: actor.organizationId,
-          teamId: null,
-          scope: ROLE_SCOPE,
-          itemId: role.id,
-          activity: 'created',
-          userId: actor.userId,
-          detail: { changes: null, name: role.name },
-        },
-        now,
-      );
+      await recordRoleActivity(trx, actor, role, 'created', null, now);
       return loadRole(trx, actor.organizationId, role);
     }),
   );
@@ -99,19 +100,7 @@ export function updateRole(db: Db, actor: RoleActor, id: string, input: UpdateRo
       });
       // Deleted by a concurrent request between the read and the write.
       if (!role) throw notFound();
-      await recordActivity(
-        trx,
-        {
-          organizationId: actor.organizationId,
-          teamId: null,
-          scope: ROLE_SCOPE,
-          itemId: role.id,
-          activity: 'updated',
-          userId: actor.userId,
-          detail: { changes, name: role.name },
-        },
-        now,
-      );
+      await recordRoleActivity(trx, actor, role, 'updated', changes, now);
       return loadRole(trx, actor.organizationId, role);
     }),
   );
@@ -121,18 +110,6 @@ export function deleteRole(db: Db, actor: RoleActor, id: string, now: Date): Pro
   return db.transaction().execute(async (trx) => {
     const role = await deleteRoleRow(trx, actor.organizationId, id);
     if (!role) throw notFound();
-    await recordActivity(
-      trx,
-      {
-        organizationId: actor.organizationId,
-        teamId: null,
-        scope: ROLE_SCOPE,
-        itemId: role.id,
-        activity: 'deleted',
-        userId: actor.userId,
-        detail: { changes: null, name: role.name },
-      },
-      now,
-    );
+    await recordRoleActivity(trx, actor, role, 'deleted', null, now);
   });
 }
