@@ -131,6 +131,13 @@ describe('http core', () => {
       assert.equal(fine.statusCode, 200);
     });
 
+    it('does not coerce a list or a boolean into a string field of a body', async () => {
+      for (const name of [['a'], true, { a: 1 }]) {
+        const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload: { name } });
+        assert.deepEqual(res.json(), { type: 'validation_error', code: 'invalid_input', detail: 'Not a valid string.', attr: 'name' }, JSON.stringify(name));
+      }
+    });
+
     it('authenticates before it parses: no key and a malformed body is 401, not 400', async () => {
       const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: json, payload: '{bad' });
       assert.equal(res.statusCode, 401);

@@ -4,7 +4,7 @@
 // bodies (read as no body at all, then as {}).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../json-shape.ts';
+import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {
@@ -44,6 +44,30 @@ function checkPagingText(query: Record<string, unknown>) {
   }
 }
 
+interface BodySchema {
+  type?: unknown;
+  properties?: Record<string, { type?: unknown }>;
+}
+
+/**
+ * Ajv coerces for the query string's sake (`ids=1` → [1]), and that would also make a body's
+ * ["a"] or true into the string "a"/"true", or 5 into [5]. As DRF: a string field takes a string
+ * or a number, a list field only a list.
+ */
+function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
+  if (!schema?.properties || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  for (const [key, property] of Object.entries(schema.properties)) {
+    const value = (body as Record<string, unknown>)[key];
+    if (value === undefined || value === null) continue;
+    if (property.type === 'string' && typeof value !== 'string' && typeof value !== 'number') {
+      throw validationError('Not a valid string.', key);
+    }
+    if (property.type === 'array' && !Array.isArray(value)) {
+      throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
+    }
+  }
+}
+
 export function registerInputGuards(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
@@ -65,5 +89,6 @@ export function registerInputGuards(app: FastifyInstance) {
     const query = request.query;
     if (query && typeof query === 'object') checkPagingText(query as Record<string, unknown>);
     await rejectNulCharacters(request);
+    checkBodyKinds(request.routeOptions.schema?.body as BodySchema | undefined, request.body);
   });
 }
