@@ -30,8 +30,15 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerErrorHandling(app, deps);
   registerInputGuards(app);
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  // Once closing, a response still in flight ends its connection: left idle, a keep-alive socket
+  // would hold a SIGTERM'd process open for the client's keep-alive time (up to 72 s).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
   await registerOpenApi(app);
   registerMetrics(app);
