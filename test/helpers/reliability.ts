@@ -55,13 +55,6 @@ export function deref(doc: JsonSchema, schema: JsonSchema): JsonSchema {
   return current;
 }
 
-/** `/api/x/{a}/y/{b}` → `/api/x/{}/y/{}`: the shape of a path whatever its parameters are named. */
-export const pathShape = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/\/$/, '');
-
-export function findOperation(operations: Operation[], method: Operation['method'], shape: string): Operation | undefined {
-  return operations.find((op) => op.method === method && pathShape(op.path) === pathShape(shape));
-}
-
 /** The resource a path parameter names: `role_id` → `roles`, `{id}` after `/cohorts/` → `cohorts`. */
 export function resourceOf(path: string, param: string): string {
   if (param === 'organization_id') return 'organizations';

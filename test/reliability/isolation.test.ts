@@ -83,7 +83,7 @@ describe('isolation matrix', () => {
   before(async () => {
     ctx = await setupTestApp();
     ({ operations, doc } = await loadOperations(ctx.app));
-    world = await buildWorld(ctx.app, ctx.deps, operations);
+    world = await buildWorld(ctx.app, ctx.deps);
   });
   after(() => ctx.close());
 

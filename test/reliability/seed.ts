@@ -1,11 +1,12 @@
-// Two tenants for the reliability harnesses, their objects created through the API where the
-// routes exist (the others are simply not seeded), and the ids each scenario substitutes.
+// Two tenants for the reliability harnesses, their objects created through the API (a step that
+// fails stops the harness: a missing object would shrink what the scenarios check), and the ids
+// each scenario substitutes.
 import crypto from 'node:crypto';
 import type { TeamRow, UserRow } from '../../src/db/schema.ts';
+import type { InjectOptions } from 'fastify';
 import type { App } from '../../src/http/routes/index.ts';
 import type { Deps } from '../../src/deps.ts';
 import { bearer, makeKey, makeMember, makeProject, makeTenant, makeUser, type Tenant } from '../helpers/factories.ts';
-import { findOperation, type Operation } from '../helpers/reliability.ts';
 
 /** Candidate values per resource (`roles` → [role id]); the first is the one used. */
 export type ResourceIds = Record<string, string[]>;
@@ -21,7 +22,7 @@ export interface World {
   idsA: ResourceIds;
   idsA2: ResourceIds;
   idsB: ResourceIds;
-  /** What could be created through the API when the test ran. */
+  /** What was created through the API, for the diagnostics. */
   seeded: string[];
   /** Distinct ids of A1's captured persons. */
   distinctIdsA: string[];
@@ -34,9 +35,10 @@ export function captureBatch(token: string, events: Record<string, unknown>[]) {
   return { api_key: token, batch: events.map((event) => ({ uuid: crypto.randomUUID(), timestamp: now, properties: {}, ...event })) };
 }
 
-async function capture(app: App, project: TeamRow, events: Record<string, unknown>[]): Promise<boolean> {
-  const res = await app.inject({ method: 'POST', url: '/batch/', payload: captureBatch(project.api_token, events) });
-  return res.statusCode === 200;
+async function injectExpecting(app: App, status: number, request: InjectOptions) {
+  const res = await app.inject(request);
+  if (res.statusCode !== status) throw new Error(`seeding: ${String(request.method)} ${String(request.url)} answered ${res.statusCode}, not ${status}: ${res.body}`);
+  return res;
 }
 
 async function personIds(deps: Deps, project: TeamRow): Promise<{ id: string; uuid: string }[]> {
@@ -44,56 +46,43 @@ async function personIds(deps: Deps, project: TeamRow): Promise<{ id: string; uu
   return rows.map((row) => ({ id: String(row.id), uuid: row.uuid }));
 }
 
-async function seedProjectObjects(app: App, deps: Deps, operations: Operation[], tenant: Tenant, project: TeamRow, label: string, seeded: string[]) {
+async function seedProjectObjects(app: App, deps: Deps, tenant: Tenant, project: TeamRow, label: string, seeded: string[]) {
   const ids: ResourceIds = {};
   const distinctIds = [`${label}-user-${crypto.randomBytes(3).toString('hex')}`, `${label}-anon-${crypto.randomBytes(3).toString('hex')}`];
-  const captured = await capture(app, project, [
+  await injectExpecting(app, 200, { method: 'POST', url: '/batch/', payload: captureBatch(project.api_token, [
     { event: '$pageview', distinct_id: distinctIds[1], properties: { $current_url: 'https://example.com/' } },
     { event: '$identify', distinct_id: distinctIds[0], properties: { $anon_distinct_id: distinctIds[1], $set: { email: `${label}@example.com`, name: label } } },
-  ]);
-  if (captured) seeded.push(`captured events (${label})`);
+  ]) });
+  seeded.push(`captured events (${label})`);
   const persons = await personIds(deps, project);
-  if (persons.length > 0) ids.persons = [persons[0].id, persons[0].uuid];
+  if (persons.length !== 1) throw new Error(`seeding: the capture left ${persons.length} persons in ${label}, not 1`);
+  ids.persons = [persons[0].id, persons[0].uuid];
 
   const base = `/api/projects/${project.id}`;
-  if (ids.persons && findOperation(operations, 'PATCH', '/api/projects/{}/persons/{}/')) {
-    const res = await app.inject({ method: 'PATCH', url: `${base}/persons/${ids.persons[0]}/`, headers: tenant.headers, payload: { properties: { plan: 'pro' } } });
-    if (res.statusCode === 200) seeded.push(`person property update (${label})`);
-  }
-  if (findOperation(operations, 'POST', '/api/projects/{}/cohorts/')) {
-    const payloads = [
-      { name: `${label} cohort`, filters: { properties: { type: 'AND', values: [{ key: 'email', value: `${label}@example.com`, type: 'person' }] } } },
-      { name: `${label} static cohort`, is_static: true, distinct_ids: [distinctIds[0]] },
-    ];
-    for (const payload of payloads) {
-      const res = await app.inject({ method: 'POST', url: `${base}/cohorts/`, headers: tenant.headers, payload });
-      if (res.statusCode === 201) {
-        ids.cohorts ??= [String(res.json().id)];
-        seeded.push(`cohort (${label})`);
-      }
-    }
+  await injectExpecting(app, 200, { method: 'PATCH', url: `${base}/persons/${ids.persons[0]}/`, headers: tenant.headers, payload: { properties: { plan: 'pro' } } });
+  seeded.push(`person property update (${label})`);
+  const payloads = [
+    { name: `${label} cohort`, filters: { properties: { type: 'AND', values: [{ key: 'email', value: `${label}@example.com`, type: 'person' }] } } },
+    { name: `${label} static cohort`, is_static: true, distinct_ids: [distinctIds[0]] },
+  ];
+  for (const payload of payloads) {
+    const res = await injectExpecting(app, 201, { method: 'POST', url: `${base}/cohorts/`, headers: tenant.headers, payload });
+    ids.cohorts ??= [String(res.json().id)];
+    seeded.push(`cohort (${label})`);
   }
   return { ids, distinctIds };
 }
 
-async function seedOrganizationObjects(app: App, operations: Operation[], tenant: Tenant, member: UserRow, seeded: string[]) {
-  const ids: ResourceIds = {};
+async function seedOrganizationObjects(app: App, tenant: Tenant, member: UserRow, seeded: string[]) {
   const base = `/api/organizations/${tenant.organization.id}`;
-  if (findOperation(operations, 'POST', '/api/organizations/{}/roles/')) {
-    const res = await app.inject({ method: 'POST', url: `${base}/roles/`, headers: tenant.headers, payload: { name: `Role ${crypto.randomBytes(3).toString('hex')}` } });
-    if (res.statusCode === 201) {
-      ids.roles = [res.json().id];
-      seeded.push('role');
-      const membership = await app.inject({
-        method: 'POST', url: `${base}/roles/${ids.roles[0]}/role_memberships/`, headers: tenant.headers, payload: { user_uuid: member.uuid },
-      });
-      if (membership.statusCode === 201) {
-        ids.role_memberships = [membership.json().id];
-        seeded.push('role membership');
-      }
-    }
-  }
-  return ids;
+  const role = await injectExpecting(app, 201, { method: 'POST', url: `${base}/roles/`, headers: tenant.headers, payload: { name: `Role ${crypto.randomBytes(3).toString('hex')}` } });
+  seeded.push('role');
+  const roleId: string = role.json().id;
+  const membership = await injectExpecting(app, 201, {
+    method: 'POST', url: `${base}/roles/${roleId}/role_memberships/`, headers: tenant.headers, payload: { user_uuid: member.uuid },
+  });
+  seeded.push('role membership');
+  return { roles: [roleId], role_memberships: [membership.json().id as string] } satisfies ResourceIds;
 }
 
 async function keyIdOf(deps: Deps, user: UserRow): Promise<string> {
@@ -101,7 +90,7 @@ async function keyIdOf(deps: Deps, user: UserRow): Promise<string> {
   return row.id;
 }
 
-export async function buildWorld(app: App, deps: Deps, operations: Operation[]): Promise<World> {
+export async function buildWorld(app: App, deps: Deps): Promise<World> {
   const db = deps.db;
   const seeded: string[] = [];
   const a = await makeTenant(db);
@@ -113,11 +102,11 @@ export async function buildWorld(app: App, deps: Deps, operations: Operation[]):
   await makeMember(db, b.organization, bMember, 1);
   const scopedKey = await makeKey(db, a.owner, { scopes: ['*'], scopedTeams: [a.project.id] });
 
-  const a1Objects = await seedProjectObjects(app, deps, operations, a, a.project, 'a1', seeded);
-  const a2Objects = await seedProjectObjects(app, deps, operations, a, a2, 'a2', seeded);
-  const bObjects = await seedProjectObjects(app, deps, operations, b, b.project, 'b', seeded);
-  const aOrg = await seedOrganizationObjects(app, operations, a, aMember, seeded);
-  const bOrg = await seedOrganizationObjects(app, operations, b, bMember, seeded);
+  const a1Objects = await seedProjectObjects(app, deps, a, a.project, 'a1', seeded);
+  const a2Objects = await seedProjectObjects(app, deps, a, a2, 'a2', seeded);
+  const bObjects = await seedProjectObjects(app, deps, b, b.project, 'b', seeded);
+  const aOrg = await seedOrganizationObjects(app, a, aMember, seeded);
+  const bOrg = await seedOrganizationObjects(app, b, bMember, seeded);
 
   const idsA: ResourceIds = {
     organizations: [a.organization.id],
