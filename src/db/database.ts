@@ -18,9 +18,13 @@ export interface DatabaseHandle {
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+const TIMESTAMPTZ_OID = 1184;
 
 // int8 (ids, counts) as JavaScript numbers: herd's ids stay far below 2^53.
 const parseInt8 = (value: string) => Number(value);
+// PGlite reads timestamptz with pg's parser too, so both databases give the same Date for every
+// value: its own parser turns years 1–99 into 19xx, which a later update would write back.
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text');
 
 export async function openPostgres(connection: string | pg.PoolConfig, poolSize: number): Promise<DatabaseHandle> {
   const pool = new pg.Pool({
@@ -43,7 +47,7 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
     loadDataDir: options.loadDataDir,
     // Trigram indexes serve the persons search (migration 0004).
     extensions: { pg_trgm },
-    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8 },
+    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
