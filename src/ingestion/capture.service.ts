@@ -13,6 +13,8 @@ export interface CaptureRequest {
   query: Record<string, unknown>;
   /** The route's body limit, which also bounds the decompressed body. */
   limit: number;
+  /** The client's address, recorded as each event's $ip when it has none. */
+  ip?: string;
 }
 
 const HINT = 'You can find your project API key in PostHog project settings.';
@@ -37,6 +39,6 @@ export async function captureEvents(deps: Deps, request: CaptureRequest): Promis
   const team = await findTeamByToken(deps.db, token);
   if (!team) throw invalidApiKey();
   const events = payload.items.map((item, index) => eventOfItem(item, payload.attrPrefix(index)));
-  const prepared = prepareEvents(events, { now, sentAt: payload.sentAt, attrPrefix: payload.attrPrefix });
+  const prepared = prepareEvents(events, { now, sentAt: payload.sentAt, attrPrefix: payload.attrPrefix, ip: request.ip });
   await storeEvents(deps, deps.db, team, prepared);
 }

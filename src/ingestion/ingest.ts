@@ -38,10 +38,13 @@ function isRetryable(error: unknown): boolean {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Prepares client events (errors name `<attrPrefix>.<index>.<field>`); PostHog-dropped events are left out. */
-export function prepareEvents(events: NormalizableEvent[], context: { now: Date; sentAt: Date | null; attrPrefix: (index: number) => string }): PreparedEvent[] {
+export function prepareEvents(
+  events: NormalizableEvent[],
+  context: { now: Date; sentAt: Date | null; attrPrefix: (index: number) => string; ip?: string },
+): PreparedEvent[] {
   const prepared: PreparedEvent[] = [];
   events.forEach((event, index) => {
-    const result = normalizeEvent(event, { now: context.now, sentAt: context.sentAt, attrPrefix: context.attrPrefix(index) });
+    const result = normalizeEvent(event, { now: context.now, sentAt: context.sentAt, attrPrefix: context.attrPrefix(index), ip: context.ip });
     if (result) prepared.push(result);
   });
   return prepared;

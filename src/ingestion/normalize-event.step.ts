@@ -26,6 +26,8 @@ export interface NormalizeContext {
   sentAt: Date | null;
   /** How errors name the event, e.g. "batch.3". Empty for a single event. */
   attrPrefix: string;
+  /** The client's address as capture saw it; becomes $ip unless the event has one. */
+  ip?: string;
 }
 
 export type MergeKind = '$identify' | '$create_alias' | '$merge_dangerously';
@@ -45,6 +47,17 @@ export interface PreparedEvent {
 
 // Events that only make sense with a person: dropped when person processing is off.
 const PERSON_ONLY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+
+// PostHog's automatic person properties: these event properties also go to $set, and their first
+// values to $set_once as `$initial_<key without $>`. $os_name only stands in for a missing $os.
+const AUTO_SET_KEYS = [
+  ...['$app_build', '$app_name', '$app_namespace', '$app_version', '$browser', '$browser_version', '$device_type', '$current_url'],
+  ...['$pathname', '$os', '$os_version', '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height'],
+  ...['$viewport_width', '$raw_user_agent', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_name', 'utm_term'],
+  ...['gclid', 'gad_source', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid', 'li_fat_id', 'mc_cid', 'igshid'],
+  ...['ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid'],
+];
+const NO_AUTO_SET_EVENTS = new Set(['$snapshot', '$performance_event']);
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -71,6 +84,16 @@ function mergeOf(name: string, properties: JsonObject): PreparedEvent['merge'] {
   return null;
 }
 
+function addAutoProperties(set: JsonObject, setOnce: JsonObject, properties: JsonObject): void {
+  const source = Object.hasOwn(properties, '$os') || !Object.hasOwn(properties, '$os_name') ? properties : { ...properties, $os: properties.$os_name };
+  for (const key of AUTO_SET_KEYS) {
+    if (!Object.hasOwn(source, key)) continue;
+    if (!Object.hasOwn(set, key)) set[key] = source[key];
+    const initial = `$initial_${key.replace(/^\$/, '')}`;
+    if (!Object.hasOwn(setOnce, initial)) setOnce[initial] = source[key];
+  }
+}
+
 /** The prepared event, or null when PostHog drops it (a person-only event without person processing). */
 export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext): PreparedEvent | null {
   if (typeof raw.event !== 'string' || raw.event === '') {
@@ -86,9 +109,17 @@ export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext
   const set = { ...(isObject(properties.$set) ? properties.$set : {}), ...(isObject(raw.$set) ? raw.$set : {}) };
   const setOnce = { ...(isObject(properties.$set_once) ? properties.$set_once : {}), ...(isObject(raw.$set_once) ? raw.$set_once : {}) };
   const unset = [...new Set([...unsetKeys(properties.$unset), ...unsetKeys(raw.$unset)])];
+  const timestamp = resolveTimestamp(
+    { timestamp: raw.timestamp, offset: raw.offset, ignoreSentAt: Boolean(properties.$ignore_sent_at) },
+    context.now,
+    context.sentAt,
+  );
+  if (!NO_AUTO_SET_EVENTS.has(raw.event)) addAutoProperties(set, setOnce, properties);
+  if (raw.event === 'survey shown') set.$survey_last_seen_date = timestamp.toISOString();
   if (Object.keys(set).length > 0) properties.$set = set;
   if (Object.keys(setOnce).length > 0) properties.$set_once = setOnce;
   if (context.sentAt) properties.$sent_at = context.sentAt.toISOString();
+  if (context.ip && !Object.hasOwn(properties, '$ip')) properties.$ip = context.ip;
 
   // Only boolean false turns person processing off; anything else counts as true.
   const processPerson = properties.$process_person_profile !== false;
@@ -100,11 +131,6 @@ export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext
     delete properties.$unset;
   }
 
-  const timestamp = resolveTimestamp(
-    { timestamp: raw.timestamp, offset: raw.offset, ignoreSentAt: Boolean(properties.$ignore_sent_at) },
-    context.now,
-    context.sentAt,
-  );
   return {
     uuid: uuidGiven ? (raw.uuid as string).toLowerCase() : uuidV7(context.now),
     uuidGiven,

@@ -16,12 +16,14 @@ export interface CapturePayload {
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const present = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+// The first field that holds a token: an empty `api_key` does not hide a `token` beside it.
 function tokenOfEvent(event: unknown): unknown {
   if (!isObject(event)) return undefined;
-  return event.api_key ?? event.token ?? event.$token ?? (isObject(event.properties) ? event.properties.token : undefined);
+  const properties = isObject(event.properties) ? event.properties : {};
+  return [event.api_key, event.token, event.$token, properties.token].find(present);
 }
-
-const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 function tokenText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

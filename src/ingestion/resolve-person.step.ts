@@ -15,20 +15,42 @@ export interface ResolvedEvent {
   warnings: string[];
 }
 
+// PostHog's write skipping: an ordinary event that only changes existing keys of this list
+// changes the person in memory (later snapshots of the batch see it) but forces no write.
+const VOLATILE_KEYS = new Set([
+  ...['$current_url', '$pathname', '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height'],
+  ...['$viewport_width', '$browser', '$browser_version', '$device_type', '$raw_user_agent', '$os', '$os_name', '$os_version'],
+]);
+const ALWAYS_WRITTEN_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set']);
+
+function onlyVolatileChanges(before: JsonObject, after: JsonObject): boolean {
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) return false;
+  for (const [key, value] of Object.entries(after)) {
+    if (!Object.hasOwn(before, key)) return false;
+    if (before[key] !== value && !VOLATILE_KEYS.has(key)) return false;
+  }
+  return true;
+}
+
 function update(person: PersonState, event: PreparedEvent, identified: boolean): void {
   const properties = applyPropertyUpdates(person.properties, event.updates);
   const identify = identified && !person.isIdentified;
   if (properties === person.properties && !identify) return;
+  const skipWrite = !identify && !ALWAYS_WRITTEN_EVENTS.has(event.event) && onlyVolatileChanges(person.properties, properties);
   person.properties = properties;
+  if (skipWrite) return;
   if (identify) person.isIdentified = true;
   person.version += 1;
   person.changed = true;
 }
 
+// PostHog never lets these events change the properties of a person that already exists.
+const NO_UPDATE_EVENTS = new Set(['$exception', '$$heatmap']);
+
 function getOrCreate(batch: PersonBatch, event: PreparedEvent, distinctIds: string[], identified: boolean): PersonState {
   const existing = personOf(batch, distinctIds[0]);
   if (existing) {
-    update(existing, event, identified);
+    if (!NO_UPDATE_EVENTS.has(event.event)) update(existing, event, identified);
     return existing;
   }
   return createPerson(

@@ -183,6 +183,50 @@ describe('persons from capture', () => {
     assert.deepEqual(known.person_properties, { kept: 1 });
   });
 
+  test('automatic person properties: listed event properties go to $set and first values to $initial_*, $os_name stands in for $os', async () => {
+    await send(
+      { event: '$pageview', distinct_id: 'auto-1', properties: { $browser: 'Firefox', $os_name: 'iOS', utm_source: 'ad', $current_url: 'https://a.example/', other: 1 } },
+      { event: '$pageview', distinct_id: 'auto-1', properties: { $browser: 'Chrome', $os: 'Linux', $os_name: 'ignored' }, $set: { $current_url: 'explicit' } },
+      { event: '$snapshot', distinct_id: 'auto-1', properties: { $browser: 'Safari', $pathname: '/snap' } },
+    );
+    assert.deepEqual((await person('auto-1'))?.properties, {
+      $browser: 'Chrome', $os: 'Linux', utm_source: 'ad', $current_url: 'explicit',
+      $initial_browser: 'Firefox', $initial_os: 'iOS', $initial_utm_source: 'ad', $initial_current_url: 'https://a.example/',
+    });
+  });
+
+  test('an ordinary event that only changes existing volatile keys forces no write; anything else writes them all', async () => {
+    await send({ event: '$pageview', distinct_id: 'volatile-1', properties: { $browser: 'Firefox', $current_url: '/a' } });
+    const created = await person('volatile-1');
+    await send({ event: '$pageview', distinct_id: 'volatile-1', properties: { $browser: 'Chrome', $current_url: '/b' } });
+    const skipped = await person('volatile-1');
+    assert.equal(skipped?.version, created?.version, 'no write for volatile keys alone');
+    assert.equal((skipped?.properties as Record<string, unknown>).$browser, 'Firefox');
+    const [, second] = await eventsNamed('$pageview').then((events) => events.filter((e) => e.distinct_id === 'volatile-1'));
+    assert.equal((second.person_properties as Record<string, unknown>).$browser, 'Chrome', 'the event snapshot still sees the change');
+
+    // A new key from the list, a $set event, or another changed key forces the write of everything pending.
+    await send(
+      { event: '$pageview', distinct_id: 'volatile-1', properties: { $browser: 'Safari' } },
+      { event: '$pageview', distinct_id: 'volatile-1', properties: { $os: 'Linux' } },
+    );
+    const written = await person('volatile-1');
+    assert.ok((written?.version ?? 0) > (created?.version ?? 0));
+    assert.deepEqual(
+      { browser: written?.properties.$browser, os: written?.properties.$os, url: written?.properties.$current_url },
+      { browser: 'Safari', os: 'Linux', url: '/a' },
+    );
+    await send({ event: '$set', distinct_id: 'volatile-1', properties: { $browser: 'Edge' } });
+    assert.equal((await person('volatile-1'))?.properties.$browser, 'Edge');
+  });
+
+  test('survey shown records $survey_last_seen_date; $exception never changes an existing person', async () => {
+    await send({ event: 'survey shown', distinct_id: 'survey-1', timestamp: '2026-05-20T10:00:00.000Z' });
+    assert.deepEqual((await person('survey-1'))?.properties, { $survey_last_seen_date: '2026-05-20T10:00:00.000Z' });
+    await send({ event: '$exception', distinct_id: 'exception-1', $set: { first: 1 } }, { event: '$exception', distinct_id: 'exception-1', $set: { first: 2, second: 2 } });
+    assert.deepEqual((await person('exception-1'))?.properties, { first: 1 });
+  });
+
   test('$groupidentify makes a person without properties', async () => {
     await send({ event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $set: { ignored: 1 } } });
     assert.deepEqual((await person('$company_acme'))?.properties, {});

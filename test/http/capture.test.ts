@@ -66,6 +66,26 @@ describe('capture payload shapes', () => {
     assert.equal((await eventsNamed('shape single')).length, 6);
   });
 
+  test('an empty api_key does not hide the token beside it', async () => {
+    const single = await post(ctx.app, '/e/', { api_key: '', token, event: 'shape empty key', distinct_id: 'shape-5' });
+    assert.equal(single.statusCode, 200, single.body);
+    const array = await post(ctx.app, '/e/', [{ event: 'shape empty key', distinct_id: 'shape-5', api_key: '', properties: { token } }]);
+    assert.equal(array.statusCode, 200, array.body);
+    assert.equal((await eventsNamed('shape empty key')).length, 2);
+  });
+
+  test('the client address is recorded as $ip unless the event carries one', async () => {
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/batch/',
+      remoteAddress: '203.0.113.7',
+      headers: { 'content-type': 'application/json' },
+      payload: { api_key: token, batch: [{ event: 'shape ip', distinct_id: 'ip-1' }, { event: 'shape ip', distinct_id: 'ip-1', properties: { $ip: '198.51.100.1' } }] },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual((await eventsNamed('shape ip')).map((event) => event.properties.$ip), ['203.0.113.7', '198.51.100.1']);
+  });
+
   test('form posts with base64 data, plain and gzip-js', async () => {
     for (const gzip of [false, true]) {
       const response = await ctx.app.inject({

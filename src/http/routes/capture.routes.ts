@@ -59,6 +59,7 @@ export const captureRoutes: RouteModule = async (app, deps) => {
             contentType: request.headers['content-type'],
             query: request.query as Record<string, unknown>,
             limit,
+            ip: request.ip,
           });
           return ok;
         },
