@@ -19,7 +19,9 @@ describe('date-range', () => {
     assert.equal(formatLocal(truncate(wednesday, 'week')), '2024-01-07 00:00:00.000');
     assert.equal(formatLocal(truncate(local('2024-01-07T10:00:00'), 'week')), '2024-01-07 00:00:00.000');
     assert.equal(formatLocal(truncate(wednesday, 'month')), '2024-01-01 00:00:00.000');
-    assert.equal(formatLocal(addInterval(local('2024-01-31T00:00:00'), 'month', 1)), '2024-03-02 00:00:00.000');
+    // Calendar months clamp the day to the target month's last one (relativedelta).
+    assert.equal(formatLocal(addInterval(local('2024-01-31T00:00:00'), 'month', 1)), '2024-02-29 00:00:00.000');
+    assert.equal(formatLocal(addInterval(local('2024-03-31T10:00:00'), 'month', -13)), '2023-02-28 10:00:00.000');
   });
 
   it('parses relative dates against now in the timezone', () => {
@@ -28,6 +30,25 @@ describe('date-range', () => {
     assert.equal(formatLocal(parseDate('-1mStart', 'UTC', now, 'date_from').value), '2023-12-01 00:00:00.000');
     assert.equal(formatLocal(parseDate('-1dEnd', 'UTC', now, 'date_from').value), '2024-01-19 23:59:59.999');
     assert.equal(formatLocal(parseDate('-0d', 'Asia/Tokyo', now, 'date_from').value), '2024-01-20 21:34:56.000');
+  });
+
+  it('parses relative months and years on the calendar, with or without a count before Start/End', () => {
+    const endOfMarch = new Date('2024-03-31T12:00:00Z');
+    const parse = (raw: string) => formatLocal(parseDate(raw, 'UTC', endOfMarch, 'date_from').value);
+    assert.equal(parse('-1m'), '2024-02-29 12:00:00.000');
+    assert.equal(parse('-1mStart'), '2024-02-01 00:00:00.000');
+    assert.equal(parse('-1mEnd'), '2024-02-29 23:59:59.999');
+    assert.equal(parse('mStart'), '2024-03-01 00:00:00.000');
+    assert.equal(parse('dStart'), '2024-03-31 00:00:00.000');
+    assert.equal(parse('-1yStart'), '2023-01-01 00:00:00.000');
+    assert.equal(parse('yEnd'), '2024-12-31 23:59:59.999');
+    assert.throws(() => parseDate('m', 'UTC', endOfMarch, 'date_from'), (error: { attr?: string }) => error.attr === 'date_from');
+  });
+
+  it('refuses dates the views cannot shift inside the database range', () => {
+    for (const bad of ['9999-12-31', '9999-12-31T23:00:00-12:00', '0001-01-01', '0050-06-01', '2024-01-01T00:00:00+99:99']) {
+      assert.throws(() => parseDate(bad, 'UTC', now, 'date_to'), (error: { attr?: string }) => error.attr === 'date_to', bad);
+    }
   });
 
   it('parses absolute dates, converting explicit offsets into the timezone', () => {

@@ -46,7 +46,13 @@ export function addInterval(date: Date, interval: Interval, count: number): Date
   if (interval === 'hour') d.setTime(d.getTime() + count * HOUR);
   else if (interval === 'day') d.setTime(d.getTime() + count * DAY);
   else if (interval === 'week') d.setTime(d.getTime() + count * 7 * DAY);
-  else d.setUTCMonth(d.getUTCMonth() + count);
+  else {
+    // Calendar months keep the day where the target month has it, else its last day (Jan 31 + 1 month = Feb 29).
+    const day = d.getUTCDate();
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() + count);
+    d.setUTCDate(Math.min(day, new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()));
+  }
   return d;
 }
 
@@ -62,8 +68,13 @@ export function truncate(date: Date, interval: Interval): Date {
   return d;
 }
 
-const RELATIVE = /^-?(\d{1,6})([hdwmqy])(Start|End)?$/;
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+// The count may be left out before Start/End: `mStart` is the start of this month.
+const RELATIVE = /^-?(?:(\d{1,6})([hdwmqy])|(\d{0,6})([hdwmqy])(Start|End))$/;
+const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-][01]\d:?[0-5]\d)?$/;
+// Parsed dates stay this far inside PostgreSQL's timestamp range, leaving room for the views' shifts
+// (up to a thousand periods back for retention, a period either way elsewhere).
+const MIN_YEAR = 100;
+const MAX_YEAR = 9900;
 
 export interface ParsedDate {
   value: Date;
@@ -77,23 +88,23 @@ export interface ParsedDate {
 export function parseDate(raw: string, timezone: string, now: Date, attr: string): ParsedDate {
   const relative = RELATIVE.exec(raw);
   if (relative) {
-    const count = Number(relative[1]);
-    const unit = relative[2];
+    const count = Number(relative[1] ?? relative[3] ?? 0);
+    const unit = relative[2] ?? relative[4];
+    const position = relative[5];
     const local = localTime(now, timezone);
     let value: Date;
     if (unit === 'h') value = new Date(local.getTime() - count * HOUR);
     else if (unit === 'd') value = new Date(local.getTime() - count * DAY);
     else if (unit === 'w') value = new Date(local.getTime() - count * 7 * DAY);
-    else {
-      value = new Date(local);
-      value.setUTCMonth(value.getUTCMonth() - count * (unit === 'y' ? 12 : unit === 'q' ? 3 : 1));
-    }
-    if (relative[3]) {
+    else value = addInterval(local, 'month', -count * (unit === 'y' ? 12 : unit === 'q' ? 3 : 1));
+    if (position) {
       const period: Interval = unit === 'h' ? 'hour' : unit === 'd' ? 'day' : unit === 'w' ? 'week' : 'month';
       value = truncate(value, period);
-      if (relative[3] === 'End') value = new Date(addInterval(value, period, 1).getTime() - 1);
+      // yStart/yEnd are the bounds of the year.
+      if (unit === 'y') value.setUTCMonth(0);
+      if (position === 'End') value = new Date(addInterval(value, period, unit === 'y' ? 12 : 1).getTime() - 1);
     }
-    if (Number.isNaN(value.getTime()) || value.getUTCFullYear() < 1) throw validationError(`Unable to parse the date "${raw}".`, attr);
+    if (!inYearRange(value)) throw validationError(`Unable to parse the date "${raw}".`, attr);
     return { value, hourly: unit === 'h', dateOnly: false };
   }
   const absolute = ABSOLUTE.exec(raw.trim());
@@ -102,13 +113,19 @@ export function parseDate(raw: string, timezone: string, now: Date, attr: string
   const ms = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
   let value = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms));
   const valid = value.getUTCMonth() === Number(mo) - 1 && value.getUTCDate() === Number(d) && Number(h ?? 0) < 24 && Number(mi ?? 0) < 60 && Number(s ?? 0) < 60;
-  if (!valid || Number.isNaN(value.getTime()) || Number(y) < 1) throw validationError(`Unable to parse the date "${raw}".`, attr);
+  if (!valid || Number.isNaN(value.getTime()) || Number(y) < MIN_YEAR) throw validationError(`Unable to parse the date "${raw}".`, attr);
   if (zone) {
     // An explicit offset names an instant; the range is still reasoned about in the project's time.
     const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
     value = localTime(new Date(value.getTime() - offset * 60_000), timezone);
   }
+  if (!inYearRange(value)) throw validationError(`Unable to parse the date "${raw}".`, attr);
   return { value, hourly: false, dateOnly: h === undefined };
+}
+
+function inYearRange(value: Date): boolean {
+  const year = value.getUTCFullYear();
+  return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
 export interface RangeOptions {

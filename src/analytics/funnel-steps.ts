@@ -31,6 +31,7 @@ export interface FunnelSpec {
 export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
   const steps = await resolveEntities(context, entitiesParam(raw));
   if (steps.length === 0) throw validationError('A funnel needs at least one step.', 'events', 'required');
+  const order = choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered');
   const exclusionsRaw = jsonParam(raw, 'exclusions');
   if (exclusionsRaw !== undefined && !Array.isArray(exclusionsRaw)) throw validationError('Expected a list of items.', 'exclusions');
   const exclusions = await resolveEntities(context, ((exclusionsRaw as unknown[] | undefined) ?? []).map((item, index) => {
@@ -38,6 +39,8 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
     const from = entity.fromStep ?? 0;
     const to = entity.toStep ?? steps.length - 1;
     if (from >= to || to > steps.length - 1) throw validationError('Exclusion steps must span at least two funnel steps.', 'exclusions');
+    // Unordered funnels have no step times to bound a partial exclusion (PostHog refuses them too).
+    if (order === 'unordered' && (from !== 0 || to !== steps.length - 1)) throw validationError('Partial exclusions are not allowed in unordered funnels.', 'exclusions');
     return { ...entity, fromStep: from, toStep: to };
   }), 'exclusions');
   const days = intParam(raw, 'funnel_window_days', { min: 1, max: 100_000 });
@@ -47,7 +50,7 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
   const range = rangeParam(raw, context, interval);
   const global = await propertiesParam(context, raw);
   const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
-  return { steps, exclusions, order: choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered'), window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
+  return { steps, exclusions, order, window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
 }
 
 const flag = (k: number) => sql.ref(`s${k}`);

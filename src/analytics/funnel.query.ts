@@ -8,7 +8,9 @@ import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from 
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
-import { boolParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+
+const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 
 /** The step-count condition on `f.steps` a request selects, and the fewest steps it accepts. */
 export function stepSelection(raw: RawParams, stepCount: number): { condition: RawBuilder<unknown>; minSteps: number } {
@@ -99,8 +101,8 @@ async function breakdownSelection(context: ViewContext, raw: RawParams, spec: Fu
 }
 
 function isTrendsMode(raw: RawParams): boolean {
-  const viz = stringParam(raw, 'funnel_viz_type');
-  return viz === 'trends' || (viz === undefined && stringParam(raw, 'display') === 'ActionsLineGraph');
+  if (stringParam(raw, 'funnel_viz_type') === undefined) return stringParam(raw, 'display') === 'ActionsLineGraph';
+  return choiceParam(raw, 'funnel_viz_type', VIZ_TYPES, 'steps') === 'trends';
 }
 
 async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {

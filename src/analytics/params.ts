@@ -12,7 +12,8 @@ export const MAX_LIMIT = 1000;
 export function mergeParams(query: unknown, body: unknown): RawParams {
   const merged: RawParams = {};
   if (query && typeof query === 'object') Object.assign(merged, query);
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+  // A body that is present must be an object (contract §11), `null` included.
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw validationError('Invalid data. Expected a dictionary.', null);
   }
   if (body && typeof body === 'object') Object.assign(merged, body);

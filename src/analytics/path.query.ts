@@ -2,13 +2,16 @@
 // (URL for pageviews, screen name for screens, else the event name), split into 30-minute
 // sessions, deduplicated, cut at start/end points, limited to step_limit and keyed `{i}_{item}`.
 import { sql, type RawBuilder } from 'kysely';
-import { validationError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
 import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { stepSelection } from './funnel.query.ts';
+import { attemptsWithExclusionsSql, parseFunnel } from './funnel-steps.ts';
+import { choiceParam, rangeParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
 
 const EVENT_TYPES = ['$pageview', '$screen', 'custom_event', 'hogql'];
+const FUNNEL_PATHS = ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] as const;
 
 function stringList(raw: RawParams, key: string): string[] {
   const value = jsonParam(raw, key) ?? [];
@@ -46,8 +49,51 @@ function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unkn
   return sql`(case ${sql.join(cases, sql` `)} else ${item} end)`;
 }
 
+/**
+ * `funnel_paths`: the persons of `funnel_filter`'s `funnel_step`, each with only the events at/after
+ * or at/before the time their best attempt reached that step (a drop-off: its last completed step,
+ * plus the window when before), or between it and the preceding step.
+ */
+async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
+  if (stringParam(raw, 'funnel_paths') === undefined) return sql`true`;
+  const kind = choiceParam(raw, 'funnel_paths', FUNNEL_PATHS, 'funnel_path_after_step');
+  const filter = jsonParam(raw, 'funnel_filter');
+  if (filter === undefined) throw validationError('This field is required.', 'funnel_filter', 'required');
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw validationError('funnel_filter must be an object.', 'funnel_filter');
+  const funnelRaw = filter as RawParams;
+  try {
+    const spec = await parseFunnel(funnelRaw, context);
+    const step = intParam(funnelRaw, 'funnel_step');
+    if (step === undefined) throw validationError('funnel_filter needs a funnel_step.', 'funnel_filter', 'required');
+    const { condition, minSteps } = stepSelection(funnelRaw, spec.steps.length);
+    // Unordered attempts carry no per-step times.
+    if (spec.order === 'unordered') throw validationError('Funnel paths need an ordered or strict funnel.', 'funnel_filter');
+    const at = step > 0 ? step : -step - 1;
+    if (kind === 'funnel_path_between_steps' && at < 2) throw validationError('There is no step before the first one.', 'funnel_filter');
+    spec.requiredStep = minSteps - 1;
+    const time = sql`f.times[${sql.lit(at)}]`;
+    const none = sql`null::timestamptz`;
+    const [lower, upper] = kind === 'funnel_path_after_step' ? [time, none]
+      : kind === 'funnel_path_before_step' ? [none, step < 0 ? sql`${time} + ${spec.window}::interval` : time]
+      : [sql`f.times[${sql.lit(at - 1)}]`, time];
+    return sql`exists (
+      select 1 from (
+        select f.person_id, ${lower} as lower_ts, ${upper} as upper_ts
+        from (
+          select distinct on (person_id) person_id, steps, times
+          from (${attemptsWithExclusionsSql(context, spec)}) attempts
+          order by person_id, steps desc, t0
+        ) f where ${condition}
+      ) ft
+      where ft.person_id = e.person_id and (ft.lower_ts is null or e.timestamp >= ft.lower_ts) and (ft.upper_ts is null or e.timestamp <= ft.upper_ts))`;
+  } catch (error) {
+    // The funnel's own keys live inside funnel_filter.
+    if (error instanceof AppError && error.status === 400) throw validationError(error.detail, 'funnel_filter');
+    throw error;
+  }
+}
+
 export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
-  if (raw.funnel_paths !== undefined) throw validationError('Funnel paths are not supported.', 'funnel_paths');
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');
@@ -69,6 +115,7 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
     filterSql(await propertiesParam(context, raw), context.teamId),
     searchSql(raw),
     types.condition,
+    await funnelPathSql(context, raw),
   ]);
   const notExcluded = excluded.length ? sql`item not in (${sql.join(excluded)})` : sql`true`;
   const session = sql`partition by person_id, session order by ts, id`;

@@ -34,7 +34,7 @@ export function retentionWindow(dateTo: Date, interval: Interval, total: number)
 
 export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
   const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
-  const returning = raw.returning_entity === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
+  const returning = jsonParam(raw, 'returning_entity') === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
   const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');
   const interval = choiceParam(raw, 'period', PERIODS, 'Day').toLowerCase() as Interval;
   const total = intParam(raw, 'total_intervals', { min: 1, max: 1000 }) ?? 11;

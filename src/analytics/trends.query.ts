@@ -62,6 +62,15 @@ async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBu
   if (typeof key === 'number') key = String(key);
   if (Array.isArray(key) && key.length === 1) key = key[0];
   if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
+  if (stringParam(raw, 'breakdown_histogram_bin_count') !== undefined) {
+    // A histogram bucket arrives as "[lo, hi]": lo <= value < hi.
+    const bounds = jsonParam(raw, 'breakdown_value', 'breakdown_value is not valid JSON.');
+    if (!Array.isArray(bounds) || bounds.length !== 2 || !bounds.every((bound) => typeof bound === 'number' && Number.isFinite(bound))) {
+      throw validationError('A histogram breakdown_value must be a [lower, upper] pair of numbers.', 'breakdown_value');
+    }
+    const filter = [{ key, value: bounds[0], operator: 'gte', type }, { key, value: bounds[1], operator: 'lt', type }];
+    return filterSql(parseFilter(filter, 'breakdown_value'), teamId);
+  }
   const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
   return sql`coalesce(${column}->>${key}, '') = ${value}`;
 }

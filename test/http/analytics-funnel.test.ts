@@ -160,6 +160,10 @@ describe('persons/funnel', () => {
       [{ funnel_step: '1', exclusions: [{ id: 'x', funnel_from_step: 2, funnel_to_step: 1 }] }, 'exclusions'],
       [{ funnel_step: '1', events: [] }, 'events'],
       [{ funnel_step: '1', actions: [{ id: 3, type: 'actions' }] }, 'actions'],
+      [{ funnel_step: '1', funnel_viz_type: 'sankey' }, 'funnel_viz_type'],
+      [{ funnel_step: '1', funnel_order_type: 'unordered', exclusions: [{ id: 'cancel', funnel_from_step: 0, funnel_to_step: 1 }] }, 'exclusions'],
+      // A date the range cannot be shifted from inside the database's calendar: a 400, not a 500.
+      [{ funnel_step: '1', date_to: '9999-12-31' }, 'date_to'],
     ];
     for (const [params, attr] of cases) {
       const res = await funnel(params);
@@ -168,6 +172,14 @@ describe('persons/funnel', () => {
     }
     const body = await a.post('funnel', [1, 2]);
     assert.equal(body.status, 400);
+    // A body that is present must be an object, `null` included (contract §11).
+    const nullBody = await a.ctx.app.inject({
+      method: 'POST',
+      url: `/api/projects/${a.teamId}/persons/funnel/?funnel_step=1&events=${encodeURIComponent(JSON.stringify(steps))}`,
+      headers: { ...a.tenant.headers, 'content-type': 'application/json' },
+      payload: 'null',
+    });
+    assert.equal(nullBody.statusCode, 400, nullBody.body);
   });
 });
 

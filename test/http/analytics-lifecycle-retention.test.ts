@@ -199,6 +199,22 @@ describe('persons/retention', () => {
     assert.deepEqual(hours.body.result.map((row: { appearances: number[] }) => row.appearances), [[1, 0, 1]]);
   });
 
+  it('adds calendar months to the end of a month without overflowing into the next', async () => {
+    const project = await makeProject(a.ctx.deps.db, a.tenant.organization);
+    const person = await makePerson(a.ctx.deps.db, project.id);
+    await makeEvents(a.ctx.deps.db, project.id, person, [['$pageview', '2023-12-30T10:00:00Z'], ['$pageview', '2024-02-01T10:00:00Z']]);
+    // Month, 2 intervals, date_to Jan 31: E = Feb 29 (not Mar 2), S = Dec 29; periods [Dec 29, Jan 29), [Jan 29, Feb 29).
+    const res = await a.get('retention', { date_to: '2024-01-31', period: 'Month', total_intervals: '2' }, project.id);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [row.person.uuid, row.appearances]), [[person.uuid, [1, 1]]]);
+  });
+
+  it('defaults an empty returning_entity to the target entity', async () => {
+    const res = await a.get('retention', { ...base, target_entity: { id: 'signup', type: 'events' }, returning_entity: '' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.result.map((row: { appearances: number[] }) => row.appearances), [ones(11, [0])]);
+  });
+
   it('buckets weeks from the preceding Sunday', async () => {
     // date_to 2024-01-14 Week, 2 intervals: E = 2024-01-21, S = 2024-01-07 (a Sunday); p1 acted on Jan 7.
     const res = await a.get('retention', { ...base, period: 'Week', total_intervals: '2' });

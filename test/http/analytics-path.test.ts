@@ -85,6 +85,32 @@ describe('persons/path', () => {
     assert.deepEqual(await path({ path_groupings: ['/pri*'], path_end_key: '2_/pri*' }), names('a'));
   });
 
+  it('limits paths to a funnel step\'s persons and to the events after, before or between its steps', async () => {
+    const funnelFilter = (funnelStep: number) => ({ events: [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }], funnel_step: funnelStep, ...range });
+    // a reached signup at 10:10: after it, its first session holds only signup, before it the pages up to signup.
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(2), path_dropoff_key: '1_signup' }), names('a'));
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_before_step', funnel_filter: funnelFilter(2), path_dropoff_key: '1_/home' }), []);
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_before_step', funnel_filter: funnelFilter(2), path_dropoff_key: '3_signup' }), names('a'));
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnelFilter(2), path_start_key: '2_/pricing', path_end_key: '3_signup' }), names('a'));
+    // Drop-offs before signup: from their first pageview on, so c's screen before it is gone.
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2), path_start_key: '1_/' }), names('c'));
+    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2) }), names('b', 'c', 'd'));
+    const post = await a.post('path', { ...range, funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(2) });
+    assert.deepEqual(uuidsOf(post.body), names('a'));
+    for (const [params, attr] of [
+      [{ funnel_paths: 'funnel_path_after_step' }, 'funnel_filter'],
+      [{ funnel_paths: 'sideways', funnel_filter: funnelFilter(2) }, 'funnel_paths'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnelFilter(2), funnel_step: undefined } }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnelFilter(1) }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnelFilter(2), funnel_order_type: 'unordered' } }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: '[1]' }, 'funnel_filter'],
+    ] as const) {
+      const res = await a.get('path', { ...range, ...params });
+      assert.equal(res.status, 400, `${JSON.stringify(params)} → ${res.text}`);
+      assert.equal(res.body.attr, attr);
+    }
+  });
+
   it('reads POST bodies', async () => {
     const res = await a.post('path', { ...range, path_start_key: '1_/home', path_end_key: '2_/docs' });
     assert.equal(res.status, 200, res.text);

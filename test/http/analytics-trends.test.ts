@@ -116,6 +116,30 @@ describe('persons/trends', () => {
     assert.equal(unknown.body.attr, 'breakdown_value');
   });
 
+  it('narrows a histogram breakdown to the bucket [lo, hi)', async () => {
+    const project = await makeProject(db, a.tenant.organization);
+    const low = await makePerson(db, project.id);
+    const edge = await makePerson(db, project.id);
+    const high = await makePerson(db, project.id);
+    await makeEvent(db, project.id, low, 'purchase', '2024-01-10T10:00:00Z', { amount: 5 });
+    await makeEvent(db, project.id, edge, 'purchase', '2024-01-10T11:00:00Z', { amount: 10 });
+    await makeEvent(db, project.id, high, 'purchase', '2024-01-10T12:00:00Z', { amount: 12 });
+    const base = { entity_id: 'purchase', entity_type: 'events', date_from: '2024-01-10', display: 'ActionsTable', breakdown: 'amount', breakdown_type: 'event', breakdown_histogram_bin_count: '2' };
+    const res = await a.get('trends', { ...base, breakdown_value: '[5, 10]' }, project.id);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(uuidsOf(res.body), [low.uuid]);
+    const bad = await a.get('trends', { ...base, breakdown_value: 'Chrome' }, project.id);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.attr, 'breakdown_value');
+  });
+
+  it('reads mStart as the start of the current month', async () => {
+    // The clock stands at 2024-01-20: mStart is 2024-01-01.
+    const res = await a.get('trends', { entity_id: '$pageview', entity_type: 'events', date_from: 'mStart', display: 'ActionsTable' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(uuidsOf(res.body), sortedUuids(alice, bob, carol));
+  });
+
   it('searches by email, name or distinct id', async () => {
     const res = await a.get('trends', { entity_id: '$pageview', entity_type: 'events', date_from: '2024-01-09', date_to: '2024-01-14', display: 'ActionsTable', search: 'CAROL' });
     assert.deepEqual(uuidsOf(res.body), [carol.uuid]);

@@ -57,7 +57,7 @@ const QUERY_NAMES: Record<string, string[]> = {
   'funnel/correlation': [...COMMON, ...FUNNEL, 'funnel_correlation_type', 'funnel_correlation_person_entity', 'funnel_correlation_property_values',
     'funnel_correlation_person_converted', 'funnel_correlation_person_limit', 'funnel_correlation_person_offset'],
   path: [...COMMON, 'include_event_types', 'include_custom_events', 'exclude_events', 'start_point', 'end_point', 'step_limit', 'path_groupings',
-    'path_start_key', 'path_end_key', 'path_dropoff_key'],
+    'path_start_key', 'path_end_key', 'path_dropoff_key', 'funnel_paths', 'funnel_filter'],
   retention: [...COMMON, 'target_entity', 'returning_entity', 'retention_type', 'period', 'total_intervals', 'selected_interval', 'breakdown_values'],
 };
 
