@@ -57,7 +57,10 @@ describe('parsePropertyFilter', () => {
   it('limits depth and the number of values', () => {
     let deep: unknown = { key: 'a', value: 1 };
     for (let i = 0; i < MAX_FILTER_DEPTH; i++) deep = { type: 'AND', values: [deep] };
-    rejects(deep, /nest at most/);
+    // 20 nested groups are allowed (the filter inside is no group); a 21st is not.
+    assert.doesNotThrow(() => parsePropertyFilter(deep));
+    rejects({ type: 'OR', values: [deep] }, /nest at most/);
+    rejects([deep], /nest at most/);
     rejects([{ key: 'a', value: Array.from({ length: 10_001 }, (_, i) => i) }], /at most 10000 values/);
     assert.doesNotThrow(() => parsePropertyFilter([{ key: 'a', value: Array.from({ length: 9_999 }, (_, i) => i) }]));
   });

@@ -93,7 +93,7 @@ function parseValue(operator: string, value: unknown): unknown {
     return number;
   }
   if (operator.startsWith('is_date_')) {
-    const year = typeof value === 'string' ? new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value).getUTCFullYear() : NaN;
+    const year = typeof value === 'string' ? utcDate(value).getUTCFullYear() : NaN;
     // Years the database can store as a timestamp, so the query never fails on the value.
     if (!(year >= 1 && year <= 9999)) throw invalid(`The "${operator}" operator needs a date.`);
     return value;
@@ -109,11 +109,16 @@ function parseValue(operator: string, value: unknown): unknown {
 }
 
 function parseNode(raw: unknown, depth: number, budget: Budget): FilterNode {
-  if (depth > MAX_FILTER_DEPTH) throw invalid(`Property filters can nest at most ${MAX_FILTER_DEPTH} deep.`);
-  if (Array.isArray(raw)) return { type: 'AND', values: raw.map((item) => parseNode(item, depth + 1, budget)) };
+  // Only groups count towards the depth: 20 nested groups holding a filter are allowed.
+  const tooDeep = () => invalid(`Property filters can nest at most ${MAX_FILTER_DEPTH} deep.`);
+  if (Array.isArray(raw)) {
+    if (depth > MAX_FILTER_DEPTH) throw tooDeep();
+    return { type: 'AND', values: raw.map((item) => parseNode(item, depth + 1, budget)) };
+  }
   if (typeof raw !== 'object' || raw === null) throw invalid('A property filter must be an object, a list or an AND/OR group.');
   const object = raw as Record<string, unknown>;
   if (object.type === 'AND' || object.type === 'OR') {
+    if (depth > MAX_FILTER_DEPTH) throw tooDeep();
     if (!Array.isArray(object.values)) throw invalid('An AND/OR group needs a list of values.');
     const values = object.values.map((item) => parseNode(item, depth + 1, budget));
     if (budget.values > MAX_FILTER_VALUES) throw invalid(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
@@ -200,10 +205,18 @@ function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number)
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME_WITHOUT_ZONE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/;
+
+/** A date or date-time without an offset is UTC (as stored values are read), never the server's zone. */
+function utcDate(value: string): Date {
+  if (DATE_ONLY.test(value)) return new Date(`${value}T00:00:00Z`);
+  const local = DATE_TIME_WITHOUT_ZONE.exec(value);
+  return new Date(local ? `${local[1]}T${local[2]}Z` : value);
+}
 
 function compileDate(operator: string, json: Expression<unknown>, value: string): Expression<SqlBool> {
   const stored = sql`herd_jsonb_timestamptz(${json})`;
-  const at = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value).toISOString();
+  const at = utcDate(value).toISOString();
   if (operator === 'is_date_before') return sql<SqlBool>`(${stored} < ${at}::timestamptz)`;
   if (operator === 'is_date_after') return sql<SqlBool>`(${stored} > ${at}::timestamptz)`;
   // A date without a time names the whole (UTC) day.
@@ -248,14 +261,28 @@ export function compilePropertyFilterForWhere(node: FilterNode, ctx: CompileCont
   return compileNode(node, ctx, 1);
 }
 
+/** The values a resolved filter holds, those of the cohort definitions it inlines included. */
+function valuesOf(node: FilterNode): number {
+  if (isGroup(node)) return node.values.reduce((total, child) => total + valuesOf(child), 0);
+  const own = Array.isArray(node.value) ? node.value.length : 1;
+  return own + (node.cohort?.filter ? valuesOf(node.cohort.filter) : 0);
+}
+
 /**
  * Checks every cohort filter names a cohort of the project (else 400, attr `properties`) and inlines
- * each dynamic cohort's own filter, recursively; a cohort that reaches itself is a 400.
+ * each dynamic cohort's own filter, recursively; a cohort that reaches itself is a 400. The value
+ * limit applies to the whole, so that inlined definitions cannot grow the query past it.
  */
 export async function resolveCohortFilters(db: Db, teamId: number, node: FilterNode, seen: number[] = []): Promise<FilterNode> {
+  const resolved = await resolveNode(db, teamId, node, seen);
+  if (valuesOf(resolved) > MAX_FILTER_VALUES) throw invalid(`Property filters can hold at most ${MAX_FILTER_VALUES} values, those of the cohorts they name included.`);
+  return resolved;
+}
+
+async function resolveNode(db: Db, teamId: number, node: FilterNode, seen: number[]): Promise<FilterNode> {
   if (isGroup(node)) {
     const values: FilterNode[] = [];
-    for (const child of node.values) values.push(await resolveCohortFilters(db, teamId, child, seen));
+    for (const child of node.values) values.push(await resolveNode(db, teamId, child, seen));
     return { type: node.type, values };
   }
   if (node.type !== 'cohort') return node;
@@ -266,7 +293,7 @@ export async function resolveCohortFilters(db: Db, teamId: number, node: FilterN
   if (!cohort) throw invalid(`Cohort ${cohortId} does not exist.`);
   if (cohort.is_static) return { ...node, cohort: { isStatic: true, filter: null } };
   const stored = cohort.filters?.properties;
-  const filter = stored === undefined || stored === null ? null : await resolveCohortFilters(db, teamId, parsePropertyFilter(stored), [...seen, cohortId]);
+  const filter = stored === undefined || stored === null ? null : await resolveNode(db, teamId, parsePropertyFilter(stored), [...seen, cohortId]);
   return { ...node, cohort: { isStatic: false, filter } };
 }
 

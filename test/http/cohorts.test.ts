@@ -84,6 +84,24 @@ describe('cohorts', () => {
     assert.equal((await call('DELETE', `${base}/${foreign.id}/`)).statusCode, 404);
   });
 
+  it('counts the values of the cohorts a filter names towards the 10 000 limit', async () => {
+    const many = Array.from({ length: 6_000 }, (_, index) => `v${index}`);
+    const big = (await call('POST', `${base}/`, { name: 'Big', filters: { properties: [{ key: 'plan', value: many }] } })).json();
+    const twice = [{ type: 'cohort', key: 'id', value: big.id }, { type: 'cohort', key: 'id', value: big.id }];
+    const listed = await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc(twice)}`);
+    assert.equal(listed.statusCode, 400, listed.body.slice(0, 200));
+    assert.equal(listed.json().attr, 'properties');
+    const before = (await call('GET', `${base}/`)).json().count;
+    const nested = await call('POST', `${base}/`, { name: 'Twice', filters: { properties: twice } });
+    assert.equal(nested.statusCode, 400, nested.body.slice(0, 200));
+    assert.equal(nested.json().attr, 'filters');
+    const after = await call('GET', `${base}/`);
+    assert.equal(after.statusCode, 200);
+    assert.equal(after.json().count, before);
+    assert.equal((await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc([twice[0]])}`)).statusCode, 200);
+    assert.equal((await call('DELETE', `${base}/${big.id}/`)).statusCode, 204);
+  });
+
   it('validates the body', async () => {
     const missing = await call('POST', `${base}/`, {});
     assert.deepEqual(missing.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name' });
@@ -92,6 +110,13 @@ describe('cohorts', () => {
     const badFilters = await call('POST', `${base}/`, { name: 'x', filters: { properties: [{ key: 'a', value: 1, operator: 'nope' }] } });
     assert.equal(badFilters.statusCode, 400);
     assert.equal(badFilters.json().attr, 'filters');
+    const before = (await call('GET', `${base}/`)).json().count;
+    const eventFilter = await call('POST', `${base}/`, { name: 'events', filters: { properties: [{ key: 'a', value: 1, type: 'event' }] } });
+    assert.equal(eventFilter.statusCode, 400, eventFilter.body);
+    assert.equal(eventFilter.json().attr, 'filters');
+    const listed = await call('GET', `${base}/`);
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.equal(listed.json().count, before);
     const notObject = await call('POST', `${base}/`, { name: 'x', filters: [1] });
     assert.equal(notObject.json().attr, 'filters');
     assert.equal((await call('GET', `${base}/abc/`)).statusCode, 404);
@@ -111,6 +136,22 @@ describe('cohorts', () => {
     assert.equal(patched.json().count, 2);
     assert.equal((await call('DELETE', `${base}/${created.id}/`)).statusCode, 204);
     assert.equal((await call('GET', `${base}/${created.id}/`)).statusCode, 404);
+  });
+
+  it('switches a cohort between dynamic and static on PATCH', async () => {
+    const dynamic = (await call('POST', `${base}/`, { name: 'Switch', filters: { properties: [{ key: 'plan', value: 'pro' }] } })).json();
+    assert.equal(dynamic.count, 2);
+    const frozen = await call('PATCH', `${base}/${dynamic.id}/`, { is_static: true });
+    assert.equal(frozen.statusCode, 200, frozen.body);
+    assert.equal(frozen.json().is_static, true);
+    assert.equal(frozen.json().count, dynamic.count);
+    const listed = await call('PATCH', `${base}/${dynamic.id}/`, { distinct_ids: ['free'] });
+    assert.equal(listed.json().count, 1);
+    const back = await call('PATCH', `${base}/${dynamic.id}/`, { is_static: false });
+    assert.equal(back.json().is_static, false);
+    assert.equal(back.json().count, dynamic.count);
+    const rows = await ctx.deps.db.selectFrom('cohort_people').select('person_id').where('cohort_id', '=', dynamic.id).execute();
+    assert.equal(rows.length, 0);
   });
 
   it('needs cohort scopes and keeps projects apart', async () => {

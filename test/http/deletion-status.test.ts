@@ -108,8 +108,16 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
     assert.match(body.previous, /limit=1&offset=0$/);
   });
 
+  it('reads status=all as no filter', async () => {
+    const all = await get(url('?status=all'));
+    assert.equal(all.statusCode, 200, all.body);
+    const statuses = all.json().results.map((task: { status: string }) => task.status);
+    assert.ok(statuses.includes('pending') && statuses.includes('completed'), statuses.join());
+    assert.equal(all.json().count, (await get(url())).json().count);
+  });
+
   it('rejects a bad status filter with 400 on attr status', async () => {
-    for (const status of ['done', 'all', '']) {
+    for (const status of ['done', 'ALL', '']) {
       const res = await get(url(`?status=${status}`));
       assert.equal(res.statusCode, 400, status);
       assert.deepEqual(res.json(), {

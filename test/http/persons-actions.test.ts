@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 import { seedPerson } from './persons.fixtures.ts';
@@ -138,6 +139,14 @@ describe('person updates, deletes and splits', () => {
       assert.equal(tasks[0].team_id, tenant.project.id);
       assert.equal(tasks[0].created_by_id, tenant.owner.id);
       assert.equal(tasks[0].delete_verified_at, null);
+    });
+
+    it('lists only person changes as activity once the queued deletion ran', async () => {
+      const person = await seed({}, ['del5']);
+      assert.equal((await call('DELETE', `${base}/${person.id}/?delete_events=true`)).statusCode, 204);
+      await runDeletionBatch(ctx.deps);
+      const entries = (await call('GET', `${base}/activity/?limit=1000`)).json().results.filter((entry: { item_id: string }) => entry.item_id === String(person.id));
+      assert.deepEqual(entries.map((entry: { activity: string }) => entry.activity), ['deleted']);
     });
 
     it('rejects delete_events other than true or false, and deletes nothing', async () => {

@@ -120,6 +120,18 @@ describe('person values, cohorts and properties timeline', () => {
         assert.equal(bad.statusCode, 400, query);
         assert.equal(bad.json().attr, attr);
       }
+      // Date-times without an offset are UTC, whatever the server's time zone.
+      const zone = process.env.TZ;
+      process.env.TZ = 'Asia/Tokyo';
+      try {
+        const local = (await get(`${base}/${person.id}/properties_timeline/?date_from=2026-01-02T10:00:00&date_to=2026-01-03T09:00:00`)).json();
+        assert.equal(local.effective_date_from, '2026-01-02T10:00:00.000Z');
+        assert.equal(local.effective_date_to, '2026-01-03T09:00:00.000Z');
+        assert.deepEqual(local.points.map((point: { timestamp: string }) => point.timestamp), ['2026-01-02T10:00:00.000Z']);
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
       const eventsOnly = (await get(`${base}/${person.id}/properties_timeline/?events=${enc([{ id: 'nothing-like-this' }])}`)).json();
       assert.deepEqual(eventsOnly.points, []);
       assert.equal((await get(`${base}/999999/properties_timeline/`)).statusCode, 404);

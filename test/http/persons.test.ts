@@ -137,6 +137,15 @@ describe('persons list and retrieve', () => {
     assert.equal((await get(`${url}00000000-0000-4000-8000-000000000000/`)).statusCode, 404);
   });
 
+  it('answers 405 for another method on a collection action, not a person-id 400', async () => {
+    const cases: [string, string][] = [['GET', 'bulk_delete/'], ['DELETE', 'activity/'], ['PATCH', 'values'], ['DELETE', 'cohorts/'], ['PATCH', 'deletion_status/']];
+    for (const [method, path] of cases) {
+      const res = await ctx.app.inject({ method: method as 'GET', url: `${url}${path}`, headers: tenant.headers, payload: method === 'PATCH' ? { properties: {} } : undefined });
+      assert.equal(res.statusCode, 405, `${method} ${path}: ${res.body}`);
+      assert.deepEqual(res.json(), { type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null });
+    }
+  });
+
   it('renders CSV for format=csv and Accept: text/csv', async () => {
     const res = await get(`${url}?format=csv&limit=2`);
     assert.equal(res.statusCode, 200, res.body);

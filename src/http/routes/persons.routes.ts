@@ -2,9 +2,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { preparePropertyFilter } from '../../analytics/property-filter.ts';
 import type { Deps } from '../../deps.ts';
-import { notFound, validationError } from '../../errors.ts';
+import { methodNotAllowed, notFound, validationError } from '../../errors.ts';
 import { serializePerson, type PersonRecord } from '../../modules/persons/person.serializer.ts';
-import { parsePersonRef } from '../../modules/persons/person-ref.ts';
+import { parsePersonRef, personRefOf } from '../../modules/persons/person-ref.ts';
 import { setPersonProperties } from '../../modules/persons/person-updates.service.ts';
 import {
   countPersons,
@@ -54,8 +54,19 @@ export function booleanParam(value: unknown, attr: string): boolean {
   throw validationError('Must be a valid boolean.', attr);
 }
 
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+
 export const personRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/persons';
+
+  /** `GET /persons/bulk_delete/` and the like name a collection action, not a person: 405, as for any other path. */
+  const refuseActionName = async (request: FastifyRequest) => {
+    const id = (request.params as { id: string }).id;
+    if (personRefOf(id) !== null || !/^[a-z_]+$/.test(id)) return;
+    // Routes are stored without their trailing slash (ignoreTrailingSlash).
+    const url = `${base}/${id}`;
+    if (METHODS.some((method) => method !== request.method && app.hasRoute({ method, url }))) throw methodNotAllowed(request.method);
+  };
 
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: PersonListQuery, response: { 200: Page(Person), ...errorResponses } },
@@ -101,6 +112,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, response: { 200: Person, ...errorResponses } },
     config: read,
+    preValidation: refuseActionName,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     return respond(reply, csv, serializePerson(await personOf(deps, request)));
@@ -109,6 +121,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.patch(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: UpdatePersonBody, response: { 200: Person, ...errorResponses } },
     config: write,
+    preValidation: refuseActionName,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
@@ -120,6 +133,7 @@ export const personRoutes: RouteModule = (app, deps) => {
   app.delete(`${base}/:id/`, {
     schema: { tags, params: PersonParams, querystring: DeletePersonQuery, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
     config: write,
+    preValidation: refuseActionName,
   }, async (request, reply) => {
     wantsCsv(request);
     const deleteEvents = booleanParam(request.query.delete_events, 'delete_events');

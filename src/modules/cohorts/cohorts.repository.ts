@@ -65,9 +65,10 @@ export async function updateCohortRow(
   db: Db,
   teamId: number,
   cohortId: number,
-  changes: { name?: string; description?: string; filters?: JsonObject | null },
+  changes: { name?: string; description?: string; filters?: JsonObject | null; isStatic?: boolean },
 ): Promise<void> {
   const set: Record<string, unknown> = {};
+  if (changes.isStatic !== undefined) set.is_static = changes.isStatic;
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.filters !== undefined) set.filters = changes.filters === null ? null : JSON.stringify(changes.filters);

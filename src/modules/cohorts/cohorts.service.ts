@@ -80,7 +80,9 @@ async function validateFilters(db: Db, teamId: number, filters: unknown, selfId:
   const properties = (filters as JsonObject).properties;
   if (properties !== undefined && properties !== null) {
     try {
-      await resolveCohortFilters(db, teamId, parsePropertyFilter(properties), selfId === null ? [] : [selfId]);
+      const resolved = await resolveCohortFilters(db, teamId, parsePropertyFilter(properties), selfId === null ? [] : [selfId]);
+      // Compiled once here, so what only compiling refuses (event filters) is a 400 before anything is stored.
+      compilePropertyFilterForWhere(resolved, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
     } catch (error) {
       if (error instanceof AppError && error.status === 400) throw validationError(error.detail, 'filters');
       throw error;
@@ -117,12 +119,30 @@ export async function createCohort(db: Db, teamId: number, input: CohortInput & 
   });
 }
 
+/** Makes the persons a dynamic cohort matches now its static members. */
+async function freezeMembers(db: Db, cohort: CohortRow): Promise<void> {
+  const filter = await resolvedFilterOf(db, cohort);
+  if (!filter) return;
+  const condition = compilePropertyFilterForWhere(filter, { teamId: cohort.team_id, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+  await sql`
+    insert into cohort_people (team_id, cohort_id, person_id)
+    select ${cohort.team_id}::integer, ${cohort.id}::integer, p.id from persons p where p.team_id = ${cohort.team_id}::integer and ${condition}
+    on conflict do nothing`.execute(db);
+}
+
+/**
+ * Changes what is given. `is_static` switches the kind: a cohort made static keeps the persons it
+ * matched (or the given `distinct_ids`), one made dynamic drops its member list.
+ */
 export async function updateCohort(db: Db, cohort: CohortRow, input: CohortInput): Promise<CohortRow> {
   checkDistinctIds(input.distinct_ids);
   const filters = input.filters === undefined ? undefined : await validateFilters(db, cohort.team_id, input.filters, cohort.id);
+  const isStatic = input.is_static ?? cohort.is_static;
   return db.transaction().execute(async (trx) => {
-    await updateCohortRow(trx, cohort.team_id, cohort.id, { name: input.name, description: input.description, filters });
-    if (cohort.is_static && input.distinct_ids !== undefined) await replaceStaticMembers(trx, cohort.team_id, cohort.id, input.distinct_ids);
+    if (isStatic && !cohort.is_static && input.distinct_ids === undefined) await freezeMembers(trx, cohort);
+    await updateCohortRow(trx, cohort.team_id, cohort.id, { name: input.name, description: input.description, filters, isStatic: input.is_static });
+    if (!isStatic && cohort.is_static) await replaceStaticMembers(trx, cohort.team_id, cohort.id, []);
+    if (isStatic && input.distinct_ids !== undefined) await replaceStaticMembers(trx, cohort.team_id, cohort.id, input.distinct_ids);
     const updated = await findCohort(trx, cohort.team_id, cohort.id);
     if (!updated) throw validationError('The cohort was deleted meanwhile.');
     return updated;

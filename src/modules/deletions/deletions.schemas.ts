@@ -9,7 +9,7 @@ export type DeletionStatus = (typeof DELETION_STATUSES)[number];
 export const DeletionStatusQuery = Type.Object({
   ...PageQuery.properties,
   // Checked by statusFilterOf, so the 400 names the value given (Ajv is not run verbose here).
-  status: Type.Optional(Type.String({ description: 'pending or completed' })),
+  status: Type.Optional(Type.String({ description: 'pending, completed or all (the default)' })),
   person_uuid: Type.Optional(Type.String({ format: 'uuid' })),
 });
 export type DeletionStatusQueryWire = Static<typeof DeletionStatusQuery>;
@@ -30,7 +30,8 @@ export const DeletionTask = Type.Object({
 export type DeletionTaskWire = Static<typeof DeletionTask>;
 
 export function statusFilterOf(value: string | undefined): DeletionStatus | undefined {
-  if (value === undefined) return undefined;
+  // The platform's `all` is the same as no filter.
+  if (value === undefined || value === 'all') return undefined;
   if ((DELETION_STATUSES as readonly string[]).includes(value)) return value as DeletionStatus;
   throw validationError(`"${value}" is not a valid choice.`, 'status', 'invalid_choice');
 }

@@ -12,6 +12,10 @@ export interface PersonActivityEntry {
   created_at: string;
 }
 
+// The contract's person activities; the log's other Person entries (the deletion batch's
+// bookkeeping) are changes to events, not to persons.
+const PERSON_ACTIVITIES = ['updated', 'delete_property', 'split_person', 'deleted', 'merged'];
+
 export async function listPersonActivity(
   db: Db,
   scope: { organizationId: string; teamId: number; itemId?: string },
@@ -21,7 +25,8 @@ export async function listPersonActivity(
     .selectFrom('activity_log as a')
     .where('a.organization_id', '=', scope.organizationId)
     .where('a.team_id', '=', scope.teamId)
-    .where('a.scope', '=', 'Person');
+    .where('a.scope', '=', 'Person')
+    .where('a.activity', 'in', PERSON_ACTIVITIES);
   if (scope.itemId !== undefined) base = base.where('a.item_id', '=', scope.itemId);
   const [total, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
