@@ -45,9 +45,15 @@ export function loadCliConfig(): Config {
   }
 }
 
+let emitted = false;
+
+/** Whether the command's result has been printed (a later failure must not print a second object). */
+export const hasEmitted = () => emitted;
+
 /** Prints the result: exactly one JSON object with --json, else the human lines. */
 export function emit(context: CommandContext, object: Record<string, unknown>, lines: string[]) {
   process.stdout.write(context.json ? `${JSON.stringify(object)}\n` : `${lines.join('\n')}\n`);
+  emitted = true;
 }
 
 export function required(values: Record<string, string | boolean | undefined>, name: string): string {

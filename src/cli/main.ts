@@ -1,7 +1,7 @@
 // The herd command line: `herd <command> [--options] [--json]`. Exit 0 on success, 2 for a wrong
 // argument (nothing written), 1 for anything else.
 import { AppError } from '../errors.ts';
-import { loadCliConfig, parseCommandArgs, UsageError, type Command } from './cli.ts';
+import { hasEmitted, loadCliConfig, parseCommandArgs, UsageError, type Command } from './cli.ts';
 import { bootstrapCommand } from './commands/bootstrap.command.ts';
 import { deletionsRunCommand } from './commands/deletions-run.command.ts';
 import { keysCreateCommand } from './commands/keys-create.command.ts';
@@ -45,6 +45,8 @@ export async function main(args: string[]): Promise<number> {
     // A service refused an argument (an unknown e-mail, a scope, a limit): still the caller's input.
     if (error instanceof AppError && error.status < 500) return refuse(args, `${error.attr ? `${error.attr}: ` : ''}${error.detail}`);
     process.stderr.write(`herd: ${(error as Error).stack ?? String(error)}\n`);
+    // --json promises one JSON object on stdout, a failure included (unless the result is out).
+    if (args.includes('--json') && !hasEmitted()) process.stdout.write(`${JSON.stringify({ error: (error as Error).message ?? String(error) })}\n`);
     return 1;
   }
 }

@@ -131,6 +131,14 @@ describe('http core', () => {
       assert.equal(fine.statusCode, 200);
     });
 
+    it('clamps a limit of any length to 1000, as a larger limit is', async () => {
+      for (const limit of ['5000', '99999999999999999999']) {
+        const res = await ctx.app.inject({ method: 'GET', url: `/api/organizations/?limit=${limit}`, headers: tenant.headers });
+        assert.equal(res.statusCode, 200, `${limit}: ${res.body}`);
+        assert.equal(res.json().count, res.json().results.length);
+      }
+    });
+
     it('does not coerce a list or a boolean into a string field of a body', async () => {
       for (const name of [['a'], true, { a: 1 }]) {
         const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload: { name } });

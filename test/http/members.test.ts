@@ -69,6 +69,26 @@ describe('organization members', () => {
     assert.equal(malformed.json().attr, 'email');
   });
 
+  it('a level that is not one of the choices is never coerced into one (true, null, [15], "8.0")', async () => {
+    const target = await makeTenantMember(ctx.deps.db, tenant, 8);
+    for (const level of [true, null, [15], '8.0']) {
+      const created = await add({ email: `coerced-${crypto.randomUUID()}@example.com`, level });
+      assert.equal(created.statusCode, 400, `${JSON.stringify(level)}: ${created.body}`);
+      assert.equal(created.json().code, 'invalid_choice');
+      assert.equal(created.json().attr, 'level');
+      const patched = await ctx.app.inject({ method: 'PATCH', url: `${base}${target.user.uuid}/`, headers: tenant.headers, payload: { level } });
+      assert.equal(patched.statusCode, 400, `${JSON.stringify(level)}: ${patched.body}`);
+      assert.deepEqual(patched.json(), {
+        type: 'validation_error', code: 'invalid_choice', detail: `"${typeof level === 'object' ? JSON.stringify(level) : String(level)}" is not a valid choice.`, attr: 'level',
+      });
+    }
+    const text = await add({ email: `text-${crypto.randomUUID()}@example.com`, level: '8' });
+    assert.equal(text.statusCode, 201, text.body);
+    assert.equal(text.json().level, 8);
+    const stored = await ctx.deps.db.selectFrom('organization_memberships').select('level').where('id', '=', target.membership.id).executeTakeFirstOrThrow();
+    assert.equal(stored.level, 8);
+  });
+
   it('orders members by joined_at and paginates', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: `${base}?limit=1&offset=1`, headers: tenant.headers });
     assert.equal(res.statusCode, 200);

@@ -74,6 +74,18 @@ describe('personal API keys', () => {
     assert.equal(badOrg.json().detail, 'Invalid organization UUID');
   });
 
+  it('a project id is never coerced from a boolean or a nested list', async () => {
+    for (const item of [true, [tenant.project.id]]) {
+      const res = await create({ label: 'x', scopes: ['*'], scoped_teams: [tenant.project.id, item] });
+      assert.equal(res.statusCode, 400, `${JSON.stringify(item)}: ${res.body}`);
+      assert.deepEqual(res.json(), { type: 'validation_error', code: 'invalid_input', detail: 'A valid integer is required.', attr: 'scoped_teams.1' });
+    }
+    const text = await create({ label: 'x', scopes: ['*'], scoped_teams: [String(tenant.project.id)] });
+    assert.equal(text.statusCode, 201, text.body);
+    assert.deepEqual(text.json().scoped_teams, [tenant.project.id]);
+    await ctx.deps.db.deleteFrom('personal_api_keys').where('id', '=', text.json().id).execute();
+  });
+
   it('scoped organizations and teams must be the user’s', async () => {
     const other = await makeTenant(ctx.deps.db);
     const org = await create({ label: 'x', scopes: ['*'], scoped_organizations: [other.organization.id] });

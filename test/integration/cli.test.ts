@@ -139,6 +139,9 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const users = await withApi((_api, db) => count(db, 'users'));
     const organization = String(bootstrapped.organization_id);
     assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', '5'), /--level must be 1, 8 or 15/);
+    for (const level of ['8.0', '0x8', '1e0']) {
+      assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', level), /--level must be 1, 8 or 15/);
+    }
     assertUsageError(await herd('users', 'add', '--organization-id', 'nope', '--email', 'new@example.com'), /--organization-id must be a UUID/);
     assertUsageError(await herd('users', 'add', '--organization-id', crypto.randomUUID(), '--email', 'new@example.com'), /no organization/);
     assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'not-an-email'), /--email must be an e-mail address/);
@@ -186,6 +189,14 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     assert.deepEqual(Object.keys(result).sort(), ['events_deleted', 'processed']);
     assert.equal(typeof result.processed, 'number');
     assert.equal(typeof result.events_deleted, 'number');
+  });
+
+  it('a failure that is no wrong argument exits 1, and with --json still prints one JSON object', async () => {
+    const result = await runHerd(['migrate', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/unreachable' });
+    assert.equal(result.code, 1, result.stderr);
+    const lines = result.stdout.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, result.stdout);
+    assert.deepEqual(Object.keys(JSON.parse(lines[0])), ['error']);
   });
 
   it('an unknown command or option, or a bad environment, exits 2 before touching storage', async () => {

@@ -18,8 +18,9 @@ export const usersAddCommand: Command = {
     const organizationId = required(values, 'organization-id').toLowerCase();
     if (!isUuid(organizationId)) throw new UsageError(`--organization-id must be a UUID, got ${JSON.stringify(organizationId)}`);
     const levelText = optional(values, 'level') ?? '1';
-    const level = Number(levelText);
-    if (!(MEMBERSHIP_LEVELS as readonly number[]).includes(level)) throw new UsageError(`--level must be 1, 8 or 15, got ${JSON.stringify(levelText)}`);
+    // Only the plain numerals: Number() would also take "8.0", "0x8" or "1e0".
+    const level = MEMBERSHIP_LEVELS.find((choice) => String(choice) === levelText);
+    if (level === undefined) throw new UsageError(`--level must be 1, 8 or 15, got ${JSON.stringify(levelText)}`);
     const input = {
       organizationId,
       email: email(values),

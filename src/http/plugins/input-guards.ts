@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
 import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
+import { MAX_LIMIT } from '../pagination.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {
@@ -34,36 +35,80 @@ export async function rejectNulCharacters(request: FastifyRequest) {
 
 const PAGING_PARAMETERS = ['limit', 'offset'];
 const DECIMAL = /^\d{1,15}$/;
+const LONG_DECIMAL = /^\d{16,}$/;
 
 /** Ajv would read "1e3", "0x10" or " 5" as numbers; the contract wants 400 for anything not an integer. */
 function checkPagingText(query: Record<string, unknown>) {
   for (const name of PAGING_PARAMETERS) {
     const raw = query[name];
     if (raw === undefined) continue;
+    // A limit too long to be a safe number is still an integer, and a larger limit is clamped.
+    if (name === 'limit' && typeof raw === 'string' && LONG_DECIMAL.test(raw)) {
+      query[name] = String(MAX_LIMIT);
+      continue;
+    }
     if (typeof raw !== 'string' || !DECIMAL.test(raw)) throw validationError('A valid integer is required.', name);
   }
 }
 
-interface BodySchema {
+interface PropertySchema {
   type?: unknown;
-  properties?: Record<string, { type?: unknown }>;
+  const?: unknown;
+  anyOf?: PropertySchema[];
+  items?: PropertySchema;
 }
+
+interface BodySchema {
+  properties?: Record<string, PropertySchema>;
+}
+
+/** The values of a choice field (a union of constants), or null. */
+function choicesOf(property: PropertySchema): unknown[] | null {
+  const options = property.anyOf;
+  return options && options.length > 0 && options.every((option) => 'const' in option) ? options.map((option) => option.const) : null;
+}
+
+/** The schema a value must meet, a Nullable wrapper looked through. */
+function unwrapNullable(property: PropertySchema): PropertySchema {
+  const options = property.anyOf?.filter((option) => option.type !== 'null');
+  return options?.length === 1 ? options[0] : property;
+}
+
+const isNumeric = (type: unknown) => type === 'integer' || type === 'number';
+const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
 
 /**
  * Ajv coerces for the query string's sake (`ids=1` → [1]), and that would also make a body's
- * ["a"] or true into the string "a"/"true", or 5 into [5]. As DRF: a string field takes a string
- * or a number, a list field only a list.
+ * ["a"] or true into the string "a"/"true", 5 into [5], true into 1 or [15] into 15. As DRF: a
+ * string field takes a string or a number, a number field a number or its text, a choice field
+ * one of its choices or its text (null included: not a choice), a list field only a list.
  */
 function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
   if (!schema?.properties || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  for (const [key, property] of Object.entries(schema.properties)) {
+  for (const [key, declared] of Object.entries(schema.properties)) {
     const value = (body as Record<string, unknown>)[key];
-    if (value === undefined || value === null) continue;
+    if (value === undefined) continue;
+    const choices = choicesOf(declared);
+    if (choices) {
+      if (!choices.some((choice) => choice === value || String(choice) === value)) {
+        throw validationError(`"${shown(value)}" is not a valid choice.`, key, 'invalid_choice');
+      }
+      continue;
+    }
+    if (value === null) continue;
+    const property = unwrapNullable(declared);
     if (property.type === 'string' && typeof value !== 'string' && typeof value !== 'number') {
       throw validationError('Not a valid string.', key);
     }
+    if (isNumeric(property.type) && typeof value !== 'number' && typeof value !== 'string') {
+      throw validationError('A valid integer is required.', key);
+    }
     if (property.type === 'array' && !Array.isArray(value)) {
       throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
+    }
+    if (property.type === 'array' && isNumeric(property.items?.type)) {
+      const index = (value as unknown[]).findIndex((item) => typeof item !== 'number' && typeof item !== 'string');
+      if (index !== -1) throw validationError('A valid integer is required.', `${key}.${index}`);
     }
   }
 }

@@ -72,21 +72,10 @@ export const Role = Type.Object({
 });
 export type RoleWire = Static<typeof Role>;
 
-const CHOICES = new Set<unknown>([CAN_ONLY_VIEW, CAN_ALWAYS_EDIT, String(CAN_ONLY_VIEW), String(CAN_ALWAYS_EDIT)]);
-
-const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
-
-/**
- * Runs before schema validation: trims the name, and answers a null name or a level outside 21/37
- * (null included: the contract says anything else is invalid_choice) in DRF's words, which the schema's type coercion would otherwise blur (null → 0, true → 1).
- */
+/** Runs before schema validation: trims the name and answers a null name in DRF's words (the level's choices are the input guards'). */
 export function normalizeRoleBody(body: unknown): void {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return;
   const fields = body as Record<string, unknown>;
   if (fields.name === null) throw validationError('This field may not be null.', 'name', 'null');
   if (typeof fields.name === 'string') fields.name = fields.name.trim();
-  const level = fields.feature_flags_access_level;
-  if (level !== undefined && !CHOICES.has(level)) {
-    throw validationError(`"${shown(level)}" is not a valid choice.`, 'feature_flags_access_level', 'invalid_choice');
-  }
 }
