@@ -20,6 +20,10 @@ export class TestClock implements Clock {
   advance(ms: number) {
     this.#now = new Date(this.now().getTime() + ms);
   }
+  /** Back to the real time. */
+  release() {
+    this.#now = null;
+  }
 }
 
 export interface TestContext {

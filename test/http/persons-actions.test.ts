@@ -89,17 +89,25 @@ describe('person updates, deletes and splits', () => {
 
     it('deletes one property with $delete_person_property', async () => {
       const person = await seed({ a: 1, b: 'two' }, ['dp1']);
-      const res = await call('POST', `${base}/${person.id}/delete_property/?$unset=b`);
-      assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(res.json().properties, { a: 1 });
-      const event = await ctx.deps.db.selectFrom('events').selectAll().where('person_id', '=', person.id).executeTakeFirstOrThrow();
-      assert.equal(event.event, '$delete_person_property');
-      assert.deepEqual(event.properties.$unset, ['b']);
-      const viaBody = await call('POST', `${base}/${person.id}/delete_property/`, { $unset: 'a' });
-      assert.deepEqual(viaBody.json().properties, {});
+      // Both changes at one instant: the activity list must still give them newest first.
+      ctx.clock.set(new Date());
+      try {
+        const res = await call('POST', `${base}/${person.id}/delete_property/?$unset=b`);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().properties, { a: 1 });
+        const event = await ctx.deps.db.selectFrom('events').selectAll().where('person_id', '=', person.id).executeTakeFirstOrThrow();
+        assert.equal(event.event, '$delete_person_property');
+        assert.deepEqual(event.properties.$unset, ['b']);
+        const viaBody = await call('POST', `${base}/${person.id}/delete_property/`, { $unset: 'a' });
+        assert.deepEqual(viaBody.json().properties, {});
+      } finally {
+        ctx.clock.release();
+      }
       const entries = await activityOf(person.id);
       assert.equal(entries.length, 2);
-      assert.equal(entries[1].activity, 'delete_property');
+      assert.equal(entries[0].created_at, entries[1].created_at);
+      assert.deepEqual(entries.map((entry: { activity: string }) => entry.activity), ['delete_property', 'delete_property']);
+      assert.deepEqual(entries[0].detail.changes, [{ type: 'Person', action: 'changed', field: 'a', before: 1, after: null }]);
       assert.deepEqual(entries[1].detail.changes, [{ type: 'Person', action: 'changed', field: 'b', before: 'two', after: null }]);
       const missing = await call('POST', `${base}/${person.id}/delete_property/`);
       assert.equal(missing.statusCode, 400);

@@ -1,7 +1,7 @@
 // The activity log: who changed what, for roles (scope "Role") and persons (scope "Person").
-import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { JsonObject } from '../../db/schema.ts';
+import { monotonicUuidV7 } from '../../ingestion/uuid.ts';
 
 export interface ActivityChange {
   type: string;
@@ -33,7 +33,8 @@ export async function recordActivities(db: Db, entries: NewActivity[], now: Date
     .values(
       entries.map((entry) => ({
         organization_id: entry.organizationId,
-        id: crypto.randomUUID(),
+        // Time-ordered ids: lists order by (created_at, id), so entries of one instant keep their order.
+        id: monotonicUuidV7(),
         team_id: entry.teamId,
         scope: entry.scope,
         item_id: entry.itemId,
