@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { survivorOf, type NewDistinctId, type PersonState } from './person-batch.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
 
-// Rows per statement: well under PostgreSQL's 65535 bound parameters.
+// Rows per statement: bounds the size of one statement (and of its JSON parameter).
 export const ROWS_PER_STATEMENT = 2000;
 
 export function chunksOf<T>(items: T[], size = ROWS_PER_STATEMENT): T[][] {
@@ -13,15 +13,22 @@ export function chunksOf<T>(items: T[], size = ROWS_PER_STATEMENT): T[][] {
   return result;
 }
 
+/**
+ * Rows travel as one JSON parameter expanded by json_to_recordset, not as bound parameters per
+ * column and row: PostgreSQL then parses and plans a statement of a few parameters, not hundreds.
+ */
+const rowsOf = (rows: object[]) => sql`json_to_recordset(${JSON.stringify(rows)}::json)`;
+
 /** `insert into persons … returning id, uuid` (a uuid already taken is skipped); no rows when empty. */
 export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
   if (persons.length === 0) return sql`select null::bigint as id, null::uuid as uuid where false`;
-  const values = persons.map(
-    (person) =>
-      sql`(${teamId}::integer, ${person.uuid}::uuid, ${JSON.stringify(person.properties)}::jsonb, ${person.isIdentified}::boolean, ${person.version}::bigint, ${person.createdAt}::timestamptz)`,
-  );
+  const rows = persons.map((person, ord) => ({
+    ord, uuid: person.uuid, properties: person.properties, is_identified: person.isIdentified, version: person.version, created_at: person.createdAt,
+  }));
   return sql`insert into persons (team_id, uuid, properties, is_identified, version, created_at)
-    values ${sql.join(values)}
+    select ${teamId}::integer, v.uuid, v.properties, v.is_identified, v.version, v.created_at
+    from ${rowsOf(rows)} as v (ord integer, uuid uuid, properties jsonb, is_identified boolean, version bigint, created_at timestamptz)
+    order by v.ord
     on conflict (team_id, uuid) do nothing
     returning id, uuid`;
 }
@@ -32,13 +39,13 @@ export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBui
  */
 export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): RawBuilder<unknown> {
   if (entries.length === 0) return sql`select null::text as distinct_id where false`;
-  const values = entries.map((entry, order) => {
+  const rows = entries.map((entry, ord) => {
     const survivor = survivorOf(entry.person);
-    return sql`(${entry.distinctId}::text, ${survivor.id}::bigint, ${survivor.uuid}::uuid, ${order}::integer)`;
+    return { ord, distinct_id: entry.distinctId, person_id: survivor.id, person_uuid: survivor.uuid };
   });
   return sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
     select ${teamId}::integer, v.distinct_id, coalesce(v.person_id, n.id)
-    from (values ${sql.join(values)}) as v (distinct_id, person_id, person_uuid, ord)
+    from ${rowsOf(rows)} as v (ord integer, distinct_id text, person_id bigint, person_uuid uuid)
     left join new_persons n on n.uuid = v.person_uuid
     where coalesce(v.person_id, n.id) is not null
     order by v.ord
@@ -48,13 +55,12 @@ export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): 
 
 /** The new state of existing persons. The id list makes the planner fetch them by primary key. */
 export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
-  const values = persons.map(
-    (person) =>
-      sql`(${person.id}::bigint, ${JSON.stringify(person.properties)}::jsonb, ${person.isIdentified}::boolean, ${person.version}::bigint, ${person.createdAt}::timestamptz)`,
-  );
+  const rows = persons.map((person) => ({
+    id: person.id, properties: person.properties, is_identified: person.isIdentified, version: person.version, created_at: person.createdAt,
+  }));
   return sql`update persons as p
     set properties = v.properties, is_identified = v.is_identified, version = v.version, created_at = v.created_at
-    from (values ${sql.join(values)}) as v (id, properties, is_identified, version, created_at)
+    from ${rowsOf(rows)} as v (id bigint, properties jsonb, is_identified boolean, version bigint, created_at timestamptz)
     where p.team_id = ${teamId} and p.id = any(${persons.map((person) => person.id)}::bigint[]) and p.id = v.id`;
 }
 
@@ -63,15 +69,19 @@ export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBui
  * person inserted by the same statement takes its id from the CTE `new_persons`.
  */
 export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPersons: boolean): RawBuilder<unknown> {
-  const values = events.map(({ event, person, personProperties }, order) => {
+  const rows = events.map(({ event, person, personProperties }, order) => {
     const survivor = person ? survivorOf(person) : null;
-    return sql`(${order}::integer, ${event.uuid}::uuid, ${event.event}::text, ${event.distinctId}::text, ${survivor?.id ?? null}::bigint, ${survivor?.uuid ?? null}::uuid, ${JSON.stringify(event.properties)}::jsonb, ${JSON.stringify(personProperties)}::jsonb, ${event.timestamp}::timestamptz)`;
+    return {
+      ord: order, uuid: event.uuid, event: event.event, distinct_id: event.distinctId, person_id: survivor?.id ?? null,
+      person_uuid: survivor?.uuid ?? null, properties: event.properties, person_properties: personProperties, timestamp: event.timestamp,
+    };
   });
   const personId = newPersons ? sql`coalesce(v.person_id, n.id)` : sql`v.person_id`;
   const join = newPersons ? sql`left join new_persons n on n.uuid = v.person_uuid` : sql``;
   return sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
     select ${teamId}::integer, v.uuid, v.event, v.distinct_id, ${personId}, v.properties, v.person_properties, v.timestamp
-    from (values ${sql.join(values)}) as v (ord, uuid, event, distinct_id, person_id, person_uuid, properties, person_properties, timestamp)
+    from ${rowsOf(rows)}
+      as v (ord integer, uuid uuid, event text, distinct_id text, person_id bigint, person_uuid uuid, properties jsonb, person_properties jsonb, timestamp timestamptz)
     ${join}
     order by v.ord
     on conflict (team_id, uuid) do nothing`;
