@@ -208,6 +208,18 @@ describe('person updates, deletes and splits', () => {
       assert.deepEqual(none.json(), { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false });
     });
 
+    it('reads the flag under the reference\'s spelling `delete_event` too, in the query or the body', async () => {
+      const a = await seed({}, ['spelled-a']);
+      const b = await seed({}, ['spelled-b']);
+      const viaQuery = await call('POST', `${base}/bulk_delete/?ids=${a.id}&delete_event=true`);
+      assert.deepEqual(viaQuery.json(), { persons_found: 1, persons_deleted: 1, events_queued_for_deletion: true });
+      const viaBody = await call('POST', `${base}/bulk_delete/`, { ids: [b.id], delete_event: true });
+      assert.deepEqual(viaBody.json(), { persons_found: 1, persons_deleted: 1, events_queued_for_deletion: true });
+      const bad = await call('POST', `${base}/bulk_delete/?distinct_ids=x&delete_event=maybe`);
+      assert.equal(bad.statusCode, 400);
+      assert.equal(bad.json().attr, 'delete_events');
+    });
+
     it('validates limits, presence and the body', async () => {
       const tooManyIds = await call('POST', `${base}/bulk_delete/`, { ids: Array.from({ length: 101 }, (_, i) => i + 1) });
       assert.equal(tooManyIds.statusCode, 400);

@@ -71,7 +71,10 @@ export const personActionRoutes: RouteModule = (app, deps) => {
     if (distinctIds.length > BULK_LIMIT) throw validationError(`You can only pass ${BULK_LIMIT} distinct_ids in one call`, 'distinct_ids');
     if (ids.length > BULK_LIMIT) throw validationError(`You can only pass ${BULK_LIMIT} ids in one call`, 'ids');
     if (distinctIds.length === 0 && ids.length === 0) throw validationError('You need to specify either distinct_ids or ids');
-    const deleteEvents = booleanParam(body.delete_events ?? request.query.delete_events, 'delete_events');
+    const deleteEvents = booleanParam(
+      body.delete_events ?? body.delete_event ?? request.query.delete_events ?? request.query.delete_event,
+      'delete_events',
+    );
     const { project } = projectAccessOf(request);
     const actor = { userId: actorOf(request).user.id };
     // One transaction for the lookup and the deletes, so the answer counts what was really removed.

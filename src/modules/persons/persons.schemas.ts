@@ -41,12 +41,15 @@ export const BulkDeleteQuery = Type.Object({
   ids: Type.Optional(Type.Array(Type.String())),
   distinct_ids: Type.Optional(Type.Array(Type.String())),
   delete_events: Type.Optional(Type.String()),
+  // The reference lists the flag as `delete_event`; both spellings are read.
+  delete_event: Type.Optional(Type.String()),
   ...FORMAT_QUERY,
 });
 export const BulkDeleteBody = Type.Object({
   ids: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Integer()]))),
   distinct_ids: Type.Optional(Type.Array(Type.String())),
   delete_events: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
+  delete_event: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
 });
 export const BulkDeleteResult = Type.Object({
   persons_found: Type.Integer(),
