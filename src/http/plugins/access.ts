@@ -6,10 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { Deps } from '../../deps.ts';
 import { throttled } from '../../errors.ts';
 import {
-  authenticate,
-  authorizeOrganization,
-  authorizeProject,
-  requireScopes,
+  authorizeRequest,
   type Actor,
   type OrganizationAccess,
   type ProjectAccess,
@@ -88,18 +85,10 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
   app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.access;
     if (!rule) return;
-    const actor = await authenticate(deps, request.headers.authorization);
     const params = (request.params ?? {}) as Record<string, string>;
     const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
-    const access: RequestAccess = { actor };
-    if (rule.project) {
-      access.project = await authorizeProject(deps, actor, params[rule.project] ?? '', { scopes: rule.scopes, admin });
-    } else if (rule.organization) {
-      access.organization = await authorizeOrganization(deps, actor, params[rule.organization] ?? '', { scopes: rule.scopes, admin });
-    } else {
-      requireScopes(actor, rule.scopes);
-    }
-    request.access = access;
+    const target = rule.project ? { project: params[rule.project] ?? '' } : rule.organization ? { organization: params[rule.organization] ?? '' } : {};
+    request.access = await authorizeRequest(deps, request.headers.authorization, target, { scopes: rule.scopes, admin });
 
     if (limiters) {
       for (const limiter of limiters[rule.tier ?? 'default']) {

@@ -1,5 +1,6 @@
 // The lookups behind every authenticated request, each one round trip: the key with its user, and
 // a project (or organization) with its organization and the caller's membership.
+import { sql, type Expression } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
 
@@ -41,6 +42,7 @@ export async function findKeyWithUser(db: Db, secureValue: string): Promise<{ ke
 const organizationColumns = ['o.name as org_name', 'o.created_at as org_created_at', 'o.updated_at as org_updated_at'] as const;
 const membershipColumns = [
   'm.id as member_id',
+  'm.user_id as member_user_id',
   'm.level as member_level',
   'm.joined_at as member_joined_at',
   'm.updated_at as member_updated_at',
@@ -51,12 +53,24 @@ interface JoinedColumns {
   org_created_at: Date;
   org_updated_at: Date;
   member_id: string | null;
+  member_user_id: number | null;
   member_level: number | null;
   member_joined_at: Date | null;
   member_updated_at: Date | null;
 }
 
-function splitJoined(organizationId: string, userId: number, row: JoinedColumns): { organization: OrganizationRow; membership: MembershipRow | null } {
+/**
+ * Whose membership a lookup joins: a user's, or that of the user whose key has this digest — so the
+ * lookup can run beside the key's own instead of after it.
+ */
+export type MemberRef = { userId: number } | { keyDigest: string };
+
+function memberIdOf(member: MemberRef): number | Expression<number> {
+  if ('userId' in member) return member.userId;
+  return sql<number>`(select k.user_id from personal_api_keys k where k.secure_value = ${member.keyDigest})`;
+}
+
+function splitJoined(organizationId: string, row: JoinedColumns): { organization: OrganizationRow; membership: MembershipRow | null } {
   const organization = { id: organizationId, name: row.org_name, created_at: row.org_created_at, updated_at: row.org_updated_at };
   const membership =
     row.member_id === null
@@ -64,7 +78,7 @@ function splitJoined(organizationId: string, userId: number, row: JoinedColumns)
       : {
           organization_id: organizationId,
           id: row.member_id,
-          user_id: userId,
+          user_id: row.member_user_id as number,
           level: row.member_level as number,
           joined_at: row.member_joined_at as Date,
           updated_at: row.member_updated_at as Date,
@@ -76,33 +90,33 @@ function splitJoined(organizationId: string, userId: number, row: JoinedColumns)
 export async function findProjectForUser(
   db: Db,
   projectId: number,
-  userId: number,
+  member: MemberRef,
 ): Promise<{ project: TeamRow; organization: OrganizationRow; membership: MembershipRow | null } | undefined> {
   const row = await db
     .selectFrom('teams as t')
     .innerJoin('organizations as o', 'o.id', 't.organization_id')
-    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', userId))
+    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', memberIdOf(member)))
     .selectAll('t')
     .select([...organizationColumns, ...membershipColumns])
     .where('t.id', '=', projectId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { org_name, org_created_at, org_updated_at, member_id, member_level, member_joined_at, member_updated_at, ...project } = row;
-  const joined = { org_name, org_created_at, org_updated_at, member_id, member_level, member_joined_at, member_updated_at };
-  return { project, ...splitJoined(project.organization_id, userId, joined) };
+  const { org_name, org_created_at, org_updated_at, member_id, member_user_id, member_level, member_joined_at, member_updated_at, ...project } = row;
+  const joined = { org_name, org_created_at, org_updated_at, member_id, member_user_id, member_level, member_joined_at, member_updated_at };
+  return { project, ...splitJoined(project.organization_id, joined) };
 }
 
 /** The organization and the user's membership there (null when not a member). */
 export async function findOrganizationForUser(
   db: Db,
   organizationId: string,
-  userId: number,
+  member: MemberRef,
 ): Promise<{ organization: OrganizationRow; membership: MembershipRow | null } | undefined> {
   const row = await db
     .selectFrom('organizations as o')
-    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 'o.id').on('m.user_id', '=', userId))
+    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 'o.id').on('m.user_id', '=', memberIdOf(member)))
     .select([...organizationColumns, ...membershipColumns])
     .where('o.id', '=', organizationId)
     .executeTakeFirst();
-  return row && splitJoined(organizationId, userId, row);
+  return row && splitJoined(organizationId, row);
 }

@@ -32,22 +32,29 @@ export const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
-/** Reads "Authorization: Bearer <key>" (scheme case-insensitive) and finds the key's active user. */
-export async function authenticate(deps: Deps, authorization: string | undefined): Promise<Actor> {
+/** The digest of the key in "Authorization: Bearer <key>" (scheme case-insensitive). */
+function digestOf(authorization: string | undefined): string {
   const match = authorization?.match(/^bearer\s+(\S.*)$/i);
   if (!match) throw notAuthenticated();
-  const raw = match[1].trim();
-  const digest = hashApiKey(raw);
-  const found = await findKeyWithUser(deps.db, digest);
+  return hashApiKey(match[1].trim());
+}
+
+/** The caller, once the looked-up key is checked: it exists, matches, and its user is active. */
+async function acceptKey(deps: Deps, digest: string, found: { key: ApiKeyRow; user: UserRow } | undefined): Promise<Actor> {
   if (!found || !digestsEqual(found.key.secure_value, digest) || !found.user.is_active) throw authenticationFailed();
   const { key, user } = found;
-
   const now = deps.clock.now();
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     await deps.db.updateTable('personal_api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
     key.last_used_at = now;
   }
   return { user, key };
+}
+
+/** Finds the key's active user, or 401. */
+export async function authenticate(deps: Deps, authorization: string | undefined): Promise<Actor> {
+  const digest = digestOf(authorization);
+  return acceptKey(deps, digest, await findKeyWithUser(deps.db, digest));
 }
 
 export function requireScopes(actor: Actor, scopes: readonly string[]) {
@@ -66,13 +73,20 @@ export function requireAdmin(membership: MembershipRow) {
   if (membership.level < ADMIN_LEVEL) throw permissionDenied('Your organization access level is insufficient.');
 }
 
-async function resolveOrganization(deps: Deps, actor: Actor, ref: string) {
-  let id: string | undefined;
-  if (ref === '@current') id = (await findFirstOrganizationOfUser(deps.db, actor.user.id))?.id;
-  else if (isUuid(ref)) id = ref.toLowerCase();
-  const found = id && (await findOrganizationForUser(deps.db, id, actor.user.id));
-  if (!found) throw notFound();
-  return found;
+const PROJECT_ID = /^\d{1,9}$/;
+
+type FoundOrganization = Awaited<ReturnType<typeof findOrganizationForUser>>;
+type FoundProject = Awaited<ReturnType<typeof findProjectForUser>>;
+
+async function findCurrentOrganization(deps: Deps, actor: Actor): Promise<FoundOrganization> {
+  const id = (await findFirstOrganizationOfUser(deps.db, actor.user.id))?.id;
+  return id === undefined ? undefined : findOrganizationForUser(deps.db, id, { userId: actor.user.id });
+}
+
+async function findCurrentProject(deps: Deps, actor: Actor): Promise<FoundProject> {
+  const organization = await findFirstOrganizationOfUser(deps.db, actor.user.id);
+  const id = organization && (await findFirstTeamOfOrganization(deps.db, organization.id))?.id;
+  return id === undefined ? undefined : findProjectForUser(deps.db, id, { userId: actor.user.id });
 }
 
 export interface AuthorizeOptions {
@@ -81,8 +95,9 @@ export interface AuthorizeOptions {
   admin?: boolean;
 }
 
-export async function authorizeOrganization(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<OrganizationAccess> {
-  const { organization, membership } = await resolveOrganization(deps, actor, ref);
+function checkOrganizationAccess(actor: Actor, found: FoundOrganization, options: AuthorizeOptions): OrganizationAccess {
+  if (!found) throw notFound();
+  const { organization, membership } = found;
   checkOrganizationRestriction(actor, organization.id);
   if (actor.key.scoped_teams && actor.key.scoped_teams.length > 0) {
     throw permissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
@@ -93,21 +108,9 @@ export async function authorizeOrganization(deps: Deps, actor: Actor, ref: strin
   return { organization, membership };
 }
 
-async function resolveProject(deps: Deps, actor: Actor, ref: string) {
-  let id: number | undefined;
-  if (ref === '@current') {
-    const organization = await findFirstOrganizationOfUser(deps.db, actor.user.id);
-    id = organization && (await findFirstTeamOfOrganization(deps.db, organization.id))?.id;
-  } else if (/^\d{1,9}$/.test(ref)) {
-    id = Number(ref);
-  }
-  const found = id !== undefined && (await findProjectForUser(deps.db, id, actor.user.id));
+function checkProjectAccess(actor: Actor, found: FoundProject, options: AuthorizeOptions): ProjectAccess {
   if (!found) throw notFound();
-  return found;
-}
-
-export async function authorizeProject(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<ProjectAccess> {
-  const { project, organization, membership } = await resolveProject(deps, actor, ref);
+  const { project, organization, membership } = found;
   checkOrganizationRestriction(actor, project.organization_id);
   const teams = actor.key.scoped_teams;
   if (teams && teams.length > 0 && !teams.includes(project.id)) {
@@ -117,4 +120,52 @@ export async function authorizeProject(deps: Deps, actor: Actor, ref: string, op
   if (!membership) throw permissionDenied("You don't have access to the project.");
   if (options.admin) requireAdmin(membership);
   return { organization, membership, project };
+}
+
+/** `ref` is an organization's uuid or `@current` (the user's first). */
+export async function authorizeOrganization(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<OrganizationAccess> {
+  const found = ref === '@current'
+    ? await findCurrentOrganization(deps, actor)
+    : isUuid(ref) ? await findOrganizationForUser(deps.db, ref.toLowerCase(), { userId: actor.user.id }) : undefined;
+  return checkOrganizationAccess(actor, found, options);
+}
+
+export interface RequestTarget {
+  /** A project id or `@current`, from the path. */
+  project?: string;
+  /** An organization uuid or `@current`, from the path. */
+  organization?: string;
+}
+
+/**
+ * Authenticates a request and authorizes it for its target, in the platform's order of checks.
+ * A target named by id is looked up beside the key — its membership found through the key's
+ * digest — so a request waits for one round trip to PostgreSQL instead of two.
+ */
+export async function authorizeRequest(
+  deps: Deps,
+  authorization: string | undefined,
+  target: RequestTarget,
+  options: AuthorizeOptions,
+): Promise<{ actor: Actor; project?: ProjectAccess; organization?: OrganizationAccess }> {
+  const digest = digestOf(authorization);
+  const byKey = { keyDigest: digest };
+  const projectId = target.project !== undefined && PROJECT_ID.test(target.project) ? Number(target.project) : undefined;
+  const organizationId = target.organization !== undefined && isUuid(target.organization) ? target.organization.toLowerCase() : undefined;
+  const [key, project, organization] = await Promise.all([
+    findKeyWithUser(deps.db, digest),
+    projectId === undefined ? undefined : findProjectForUser(deps.db, projectId, byKey),
+    organizationId === undefined ? undefined : findOrganizationForUser(deps.db, organizationId, byKey),
+  ]);
+  const actor = await acceptKey(deps, digest, key);
+  if (target.project !== undefined) {
+    const found = target.project === '@current' ? await findCurrentProject(deps, actor) : project;
+    return { actor, project: checkProjectAccess(actor, found, options) };
+  }
+  if (target.organization !== undefined) {
+    const found = target.organization === '@current' ? await findCurrentOrganization(deps, actor) : organization;
+    return { actor, organization: checkOrganizationAccess(actor, found, options) };
+  }
+  requireScopes(actor, options.scopes);
+  return { actor };
 }
