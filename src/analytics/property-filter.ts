@@ -8,6 +8,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { validationError } from '../errors.ts';
 import { findCohortDefinition } from '../modules/cohorts/cohorts.repository.ts';
+import { isDateOnly, parseUtcDate } from '../utc-date.ts';
 
 export interface PropertyFilter {
   key: string;
@@ -93,7 +94,7 @@ function parseValue(operator: string, value: unknown): unknown {
     return number;
   }
   if (operator.startsWith('is_date_')) {
-    const year = typeof value === 'string' ? utcDate(value).getUTCFullYear() : NaN;
+    const year = typeof value === 'string' ? parseUtcDate(value).getUTCFullYear() : NaN;
     // Years the database can store as a timestamp, so the query never fails on the value.
     if (!(year >= 1 && year <= 9999)) throw invalid(`The "${operator}" operator needs a date.`);
     return value;
@@ -204,23 +205,13 @@ function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number)
   }
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME_WITHOUT_ZONE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/;
-
-/** A date or date-time without an offset is UTC (as stored values are read), never the server's zone. */
-function utcDate(value: string): Date {
-  if (DATE_ONLY.test(value)) return new Date(`${value}T00:00:00Z`);
-  const local = DATE_TIME_WITHOUT_ZONE.exec(value);
-  return new Date(local ? `${local[1]}T${local[2]}Z` : value);
-}
-
 function compileDate(operator: string, json: Expression<unknown>, value: string): Expression<SqlBool> {
   const stored = sql`herd_jsonb_timestamptz(${json})`;
-  const at = utcDate(value).toISOString();
+  const at = parseUtcDate(value).toISOString();
   if (operator === 'is_date_before') return sql<SqlBool>`(${stored} < ${at}::timestamptz)`;
   if (operator === 'is_date_after') return sql<SqlBool>`(${stored} > ${at}::timestamptz)`;
   // A date without a time names the whole (UTC) day.
-  if (DATE_ONLY.test(value)) return sql<SqlBool>`(${stored} >= ${at}::timestamptz and ${stored} < ${at}::timestamptz + interval '1 day')`;
+  if (isDateOnly(value)) return sql<SqlBool>`(${stored} >= ${at}::timestamptz and ${stored} < ${at}::timestamptz + interval '1 day')`;
   return sql<SqlBool>`(${stored} = ${at}::timestamptz)`;
 }
 

@@ -20,6 +20,7 @@ import {
   ValueItem,
   ValuesQuery,
 } from '../../modules/persons/persons.schemas.ts';
+import { isDateOnly, parseUtcDate } from '../../utc-date.ts';
 import { wantsCsv } from '../csv.ts';
 import { pageEnvelope, pageOf } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
@@ -41,12 +42,8 @@ const UNIT_MS: Record<string, number> = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS
 function parseDate(raw: string | undefined, attr: string, now: Date): Date | null {
   if (raw === undefined || raw === '' || raw === 'all') return null;
   const relative = RELATIVE.exec(raw);
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(raw);
-  // A date-time without an offset is UTC, never the server's zone.
-  const withoutZone = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/.exec(raw);
-  const parsed = relative
-    ? new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2]])
-    : new Date(dateOnly ? `${raw}T00:00:00Z` : withoutZone ? `${withoutZone[1]}T${withoutZone[2]}Z` : raw);
+  const dateOnly = isDateOnly(raw);
+  const parsed = relative ? new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2]]) : parseUtcDate(raw);
   const year = parsed.getUTCFullYear();
   // Only years the database stores, so the query never fails on the value.
   if (!(year >= 1 && year <= 9999)) throw validationError(`"${raw}" is not a valid date.`, attr);
