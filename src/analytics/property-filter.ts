@@ -252,6 +252,11 @@ export function compilePropertyFilterForWhere(node: FilterNode, ctx: CompileCont
   return compileNode(node, ctx, 1);
 }
 
+/** The WHERE condition that a row `p` of `persons` matches the filter. */
+export function personsWhereSql(node: FilterNode, teamId: number): Expression<SqlBool> {
+  return compilePropertyFilterForWhere(node, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+}
+
 /** The values a resolved filter holds, those of the cohort definitions it inlines included. */
 function valuesOf(node: FilterNode): number {
   if (isGroup(node)) return node.values.reduce((total, child) => total + valuesOf(child), 0);

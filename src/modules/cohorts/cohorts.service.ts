@@ -1,7 +1,7 @@
 // Cohorts: static ones list their members (cohort_people); dynamic ones are a property filter over
 // persons, evaluated when read (so membership is never stale).
 import { sql } from 'kysely';
-import { compilePropertyFilterForWhere, parsePropertyFilter, resolveCohortFilters, type FilterNode } from '../../analytics/property-filter.ts';
+import { parsePropertyFilter, personsWhereSql, resolveCohortFilters, type FilterNode } from '../../analytics/property-filter.ts';
 import type { Db } from '../../db/database.ts';
 import type { CohortRow, JsonObject, UserRow } from '../../db/schema.ts';
 import { AppError, validationError } from '../../errors.ts';
@@ -35,7 +35,7 @@ export async function countCohort(db: Db, cohort: CohortRow): Promise<number> {
   }
   const filter = await resolvedFilterOf(db, cohort);
   if (!filter) return 0;
-  const condition = compilePropertyFilterForWhere(filter, { teamId: cohort.team_id, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+  const condition = personsWhereSql(filter, cohort.team_id);
   const result = await sql<{ n: number }>`select count(*)::bigint as n from persons p where p.team_id = ${cohort.team_id}::integer and ${condition}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
@@ -53,7 +53,7 @@ export async function cohortContains(db: Db, cohort: CohortRow, personId: number
   }
   const filter = await resolvedFilterOf(db, cohort);
   if (!filter) return false;
-  const condition = compilePropertyFilterForWhere(filter, { teamId: cohort.team_id, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+  const condition = personsWhereSql(filter, cohort.team_id);
   const result = await sql<{ id: number }>`select p.id from persons p where p.team_id = ${cohort.team_id}::integer and p.id = ${personId}::bigint and ${condition}`.execute(db);
   return result.rows.length > 0;
 }
@@ -82,7 +82,7 @@ async function validateFilters(db: Db, teamId: number, filters: unknown, selfId:
     try {
       const resolved = await resolveCohortFilters(db, teamId, parsePropertyFilter(properties), selfId === null ? [] : [selfId]);
       // Compiled once here, so what only compiling refuses (event filters) is a 400 before anything is stored.
-      compilePropertyFilterForWhere(resolved, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+      personsWhereSql(resolved, teamId);
     } catch (error) {
       if (error instanceof AppError && error.status === 400) throw validationError(error.detail, 'filters');
       throw error;
@@ -123,7 +123,7 @@ export async function createCohort(db: Db, teamId: number, input: CohortInput & 
 async function freezeMembers(db: Db, cohort: CohortRow): Promise<void> {
   const filter = await resolvedFilterOf(db, cohort);
   if (!filter) return;
-  const condition = compilePropertyFilterForWhere(filter, { teamId: cohort.team_id, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+  const condition = personsWhereSql(filter, cohort.team_id);
   await sql`
     insert into cohort_people (team_id, cohort_id, person_id)
     select ${cohort.team_id}::integer, ${cohort.id}::integer, p.id from persons p where p.team_id = ${cohort.team_id}::integer and ${condition}

@@ -1,7 +1,7 @@
 // Queries over a project's persons: lookup by id or uuid, the filtered list and its count, keyset
 // chunks for exports, and deletion.
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { compilePropertyFilterForWhere, type FilterNode } from '../../analytics/property-filter.ts';
+import { personsWhereSql, type FilterNode } from '../../analytics/property-filter.ts';
 import type { Db } from '../../db/database.ts';
 import type { JsonObject } from '../../db/schema.ts';
 import type { PageRequest } from '../../http/pagination.ts';
@@ -54,7 +54,7 @@ function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBoo
   }
   if (filters.search !== undefined) conditions.push(searchCondition(teamId, filters.search));
   if (filters.properties) {
-    conditions.push(compilePropertyFilterForWhere(filters.properties, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') }));
+    conditions.push(personsWhereSql(filters.properties, teamId));
   }
   return conditions;
 }
