@@ -77,7 +77,6 @@ async function main() {
   const seedMs = await seed(handle, teamId);
   const app = await buildApp({
     db: handle.db,
-    dbKind: handle.kind,
     config: defaultConfig({ rateLimit: false }),
     clock: { now: () => END },
     log: createLogger('silent'),

@@ -83,7 +83,7 @@ async function ingestAll(deps: Deps, team: TeamRow, batches: CaptureEvent[][]) {
 async function main() {
   const pg = args.pg ?? null;
   const handle = await openBenchDatabase(pg, 4);
-  const deps: Deps = { db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
+  const deps: Deps = { db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
   const app = await buildApp(deps);
   const tenant = await makeTenant(handle.db);
   const team = tenant.project;

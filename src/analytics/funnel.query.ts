@@ -8,7 +8,8 @@ import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from 
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
-import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { boolParam, choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 
@@ -111,7 +112,7 @@ async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: Fun
   return sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
 }
 
-export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function funnelActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const spec = await parseFunnel(raw, context);
   const selection = isTrendsMode(raw)
     ? trendsSelectionSql(context, raw, spec)

@@ -7,7 +7,8 @@ import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
 import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
 import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intervalParam, stringParam, type Page, type RawParams } from './params.ts';
+import { rangeParam, intervalParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 
@@ -20,7 +21,7 @@ async function lifecycleEntity(context: ViewContext, raw: RawParams): Promise<En
   throw validationError('An entity must be provided.', 'events', 'required');
 }
 
-export async function lifecycleActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function lifecycleActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const targetRaw = stringParam(raw, 'target_date');
   if (targetRaw === undefined) throw validationError('Must include specified date', 'target_date', 'required');
   const type = stringParam(raw, 'lifecycle_type');

@@ -1,12 +1,10 @@
 // Parameter intake of the analytical views: query string merged with a JSON body (body wins),
 // structured values JSON-encoded in the query string. Every bad value is a 400 naming the parameter.
 import { validationError } from '../errors.ts';
+import { pageOf, type PageRequest } from '../wire/page.ts';
 import { INTERVALS, resolveRange, type Interval, type LocalRange } from './date-range.ts';
 
 export type RawParams = Record<string, unknown>;
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
 
 /** Query string and body merged; body keys win (PostHog's filter intake). */
 export function mergeParams(query: unknown, body: unknown): RawParams {
@@ -84,16 +82,9 @@ export function intervalParam(raw: RawParams): Interval {
   return choiceParam(raw, 'interval', INTERVALS, 'day');
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
-
-/** limit/offset as every list of the API (contract §2): default 100, clamp 1000, below 1 is 400. */
-export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offset'): Page {
-  const limit = intParam(raw, limitKey, { min: 1 }) ?? DEFAULT_LIMIT;
-  const offset = intParam(raw, offsetKey, { min: 0 }) ?? 0;
-  return { limit: Math.min(limit, MAX_LIMIT), offset };
+/** limit/offset as every list of the API takes them; below 1 is a 400. */
+export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offset'): PageRequest {
+  return pageOf({ limit: intParam(raw, limitKey, { min: 1 }), offset: intParam(raw, offsetKey, { min: 0 }) });
 }
 
 /** The view's date range from `date_from`, `date_to` and `explicit_date`, in the project's timezone. */

@@ -5,9 +5,10 @@ import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
 import { bucketSql, localSql, rangeSql } from './date-range.ts';
 import { entitySql, resolveEntity, targetEntity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intervalParam, intParam, type Page, type RawParams } from './params.ts';
+import { rangeParam, intervalParam, intParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
-export async function stickinessActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function stickinessActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const entity = await resolveEntity(context, targetEntity(raw));
   const interval = intervalParam(raw);
   const days = intParam(raw, 'stickiness_days', { min: 0 }) ?? 0;

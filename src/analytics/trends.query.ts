@@ -6,7 +6,8 @@ import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
 import { addInterval, parseDate, rangeSql, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
 import { entitySql, resolveEntity, targetEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql } from './filters.ts';
-import { boolParam, intervalParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { boolParam, intervalParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
 const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
@@ -85,7 +86,7 @@ function valueSql(entity: Entity): RawBuilder<unknown> {
   return sql`(${aggregate(numeric)})::float8`;
 }
 
-export async function trendsActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function trendsActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const entity = await resolveEntity(context, targetEntity(raw));
   const interval = intervalParam(raw);
   const range = trendsWindow(raw, context, interval, entity.math);

@@ -86,7 +86,7 @@ export async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<
   const handle = await openDatabase(config);
   try {
     await migrateToLatest(handle.db);
-    return await work({ db: handle.db, dbKind: handle.kind, config, clock: systemClock, log });
+    return await work({ db: handle.db, config, clock: systemClock, log });
   } finally {
     await handle.close();
   }

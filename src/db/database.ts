@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -57,4 +57,9 @@ export function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, config.databasePoolSize)
     : openPGlite({ dataDir: config.dataDir });
+}
+
+/** Runs a trivial statement: throws when the database cannot answer. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

@@ -1,24 +1,12 @@
-// limit/offset pagination with the {count, next, previous, results} envelope and absolute links.
+// The {count, next, previous, results} envelope of a page, with absolute links.
 import type { FastifyRequest } from 'fastify';
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
+import type { PageRequest } from '../wire/page.ts';
 
 export interface PageEnvelope<T> {
   count: number;
   next: string | null;
   previous: string | null;
   results: T[];
-}
-
-/** limit/offset were validated by the route's PageQuery schema; here defaults and the clamp. */
-export function pageOf(query: { limit?: number; offset?: number }): PageRequest {
-  return { limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT), offset: query.offset ?? 0 };
 }
 
 export function requestBaseUrl(request: FastifyRequest, siteUrl: string | null): string {

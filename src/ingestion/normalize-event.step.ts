@@ -5,7 +5,8 @@ import { validationError } from '../errors.ts';
 import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
 import type { PropertyUpdates } from './person-properties.ts';
 import { resolveTimestamp } from './timestamps.ts';
-import { isUuid, uuidV7 } from './uuid.ts';
+import { isUuid } from '../wire/ids.ts';
+import { uuidV7 } from './uuid.ts';
 
 export const MAX_EVENT_NAME_LENGTH = 200;
 

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, makePerson, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeEvents, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makePerson, type TestPerson } from '../helpers/factories.ts';
 
 const steps = [
   { id: '$pageview', type: 'events', order: 0 },

@@ -48,7 +48,7 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   /** Opens the same storage (after the CLI process has exited) and serves the API over it. */
   async function withApi<T>(work: (call: Call, db: Db) => Promise<T>): Promise<T> {
     const handle = await open();
-    const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') });
+    const app = await buildApp({ db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') });
     try {
       return await work((method, url, key) => app.inject({ method, url, headers: { authorization: `Bearer ${key}` } }), handle.db);
     } finally {

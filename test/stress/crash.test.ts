@@ -215,7 +215,7 @@ describe('crash safety (kill -9)', () => {
     const victimsBefore = await countEvents(handle.db, true);
     // First an interruption at a known point: the batch dies after its third committed chunk.
     let chunks = 0;
-    const deps: Deps = { db: handle.db, dbKind: database.kind, config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') };
+    const deps: Deps = { db: handle.db, config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') };
     await assert.rejects(runDeletionBatch(deps, { chunkSize: 7, onChunk: () => {
       chunks += 1;
       if (chunks === 3) throw new Error('simulated crash after a committed chunk');

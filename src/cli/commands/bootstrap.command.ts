@@ -19,7 +19,7 @@ export const bootstrapCommand: Command = {
     };
     if (input.organizationName.length > 64) throw new UsageError('--organization-name may have at most 64 characters');
     if (input.projectName.length > 200) throw new UsageError('--project-name may have at most 200 characters');
-    const result = await withDeps(context.config, (deps) => bootstrap(deps.db, input, deps.clock.now()));
+    const result = await withDeps(context.config, (deps) => bootstrap(deps, input));
     emit(
       context,
       {

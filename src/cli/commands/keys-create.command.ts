@@ -34,7 +34,7 @@ export const keysCreateCommand: Command = {
     const created = await withDeps(context.config, async (deps) => {
       const user = await findUserByEmail(deps.db, userEmail);
       if (!user) throw new UsageError(`no user with e-mail ${userEmail}`);
-      return createPersonalApiKey(deps.db, { ...input, userId: user.id }, deps.clock.now());
+      return createPersonalApiKey(deps, null, { ...input, userId: user.id });
     });
     emit(context, { id: created.row.id, value: created.value }, [`key ${created.row.id}: ${created.value}   (shown once; store it now)`]);
   },

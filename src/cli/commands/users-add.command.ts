@@ -1,7 +1,7 @@
-import { isUuid } from '../../modules/access/access.service.ts';
 import { addMember } from '../../modules/members/members.service.ts';
 import { MEMBERSHIP_LEVELS } from '../../modules/members/members.schemas.ts';
 import { findOrganization } from '../../modules/organizations/organizations.repository.ts';
+import { isUuid } from '../../wire/ids.ts';
 import { email, emit, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const usersAddCommand: Command = {
@@ -30,12 +30,12 @@ export const usersAddCommand: Command = {
     };
     const member = await withDeps(context.config, async (deps) => {
       if (!(await findOrganization(deps.db, organizationId))) throw new UsageError(`no organization ${organizationId}`);
-      return addMember(deps.db, input, deps.clock.now());
+      return addMember(deps, input);
     });
     emit(
       context,
-      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.membership.id, level: member.membership.level },
-      [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.membership.level}`],
+      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.id, level: member.level },
+      [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.level}`],
     );
   },
 };

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
 import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
-import { MAX_LIMIT } from '../pagination.ts';
+import { MAX_LIMIT } from '../../wire/page.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {

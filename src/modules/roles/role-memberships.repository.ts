@@ -1,7 +1,7 @@
 // Queries of role memberships and of the rows their wire shape is made from.
 import type { Db } from '../../db/database.ts';
 import type { MembershipRow, RoleMembershipRow, UserRow } from '../../db/schema.ts';
-import type { PageRequest } from './roles.repository.ts';
+import type { PageRequest } from '../../wire/page.ts';
 
 export async function listRoleMembershipRows(
   db: Db,
@@ -33,11 +33,6 @@ export function listMembershipsOfRoles(db: Db, organizationId: string, roleIds: 
 export function findOrganizationMembershipsByIds(db: Db, organizationId: string, ids: string[]): Promise<MembershipRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('organization_memberships').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
-}
-
-export function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
 }
 
 /** The active user with this uuid and their membership of the organization, if both exist. */

@@ -1,8 +1,9 @@
 // Row → wire for roles and memberships, loading what they nest (members, users, flags) in batches.
 import type { Db } from '../../db/database.ts';
 import type { RoleMembershipRow, RoleRow, UserRow } from '../../db/schema.ts';
-import { iso, serializeMember, serializeUser } from '../../http/serializers.ts';
-import { findOrganizationMembershipsByIds, findUsersByIds, listMembershipsOfRoles } from './role-memberships.repository.ts';
+import { iso, serializeMember, serializeUser } from '../../wire/serializers.ts';
+import { findUsersByIds } from '../users/users.repository.ts';
+import { findOrganizationMembershipsByIds, listMembershipsOfRoles } from './role-memberships.repository.ts';
 import { listAssociatedFlags } from './roles.repository.ts';
 import type { RoleMembershipWire, RoleWire } from './roles.schemas.ts';
 

@@ -2,11 +2,7 @@
 // organization, so a role id of another organization finds nothing.
 import type { Db } from '../../db/database.ts';
 import type { RoleRow } from '../../db/schema.ts';
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
+import type { PageRequest } from '../../wire/page.ts';
 
 export function findRole(db: Db, organizationId: string, id: string): Promise<RoleRow | undefined> {
   return db.selectFrom('roles').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();

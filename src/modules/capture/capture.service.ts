@@ -1,11 +1,13 @@
 // A capture request from raw body to stored events: decode, find the project by its token, check
-// every event, then store them all in one transaction. Any error rejects the whole request.
-import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
-import { findTeamByToken } from '../modules/projects/projects.repository.ts';
-import { decodeCaptureBody } from './decode-body.ts';
-import { prepareEvents, storeEvents } from './ingest.ts';
-import { eventOfItem, parseCapturePayload } from './parse-capture.ts';
+// every event, then store them all in one transaction with the activity entries of the merges they
+// caused. Any error rejects the whole request.
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../errors.ts';
+import { decodeCaptureBody } from '../../ingestion/decode-body.ts';
+import { inRetriedTransaction, prepareEvents, processEvents } from '../../ingestion/ingest.ts';
+import { eventOfItem, parseCapturePayload } from '../../ingestion/parse-capture.ts';
+import { recordPersonMerges } from '../persons/person-activity.repository.ts';
+import { findTeamByToken } from '../projects/projects.repository.ts';
 
 export interface CaptureRequest {
   body: Buffer;
@@ -40,5 +42,9 @@ export async function captureEvents(deps: Deps, request: CaptureRequest): Promis
   if (!team) throw invalidApiKey();
   const events = payload.items.map((item, index) => eventOfItem(item, payload.attrPrefix(index)));
   const prepared = prepareEvents(events, { now, sentAt: payload.sentAt, attrPrefix: payload.attrPrefix, ip: request.ip });
-  await storeEvents(deps, deps.db, team, prepared);
+  if (prepared.length === 0) return;
+  await inRetriedTransaction(deps.log, deps.db, async (trx) => {
+    const { merges } = await processEvents(deps.log, trx, team.id, prepared);
+    await recordPersonMerges(trx, team, merges, null, deps.clock.now());
+  });
 }
