@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import { defaultConfig } from '../../src/config.ts';
 import type { App } from '../../src/http/route-module.ts';
 import { createLogger } from '../../src/log.ts';
-import { digestsEqual, hashApiKey } from '../../src/modules/api-keys/api-key.tokens.ts';
+import { digestsEqual, hashApiKey } from '../../src/modules/access/api-key.tokens.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { bearer, makeTenant, type Tenant } from '../helpers/factories.ts';
 import { CAPTURE_PATHS, captureBatch } from './seed.ts';

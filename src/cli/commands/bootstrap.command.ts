@@ -1,4 +1,4 @@
-import { bootstrap } from '../../modules/organizations/bootstrap.service.ts';
+import { bootstrap } from '../../modules/bootstrap/bootstrap.service.ts';
 import { email, emit, optional, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const bootstrapCommand: Command = {

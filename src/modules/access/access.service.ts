@@ -5,11 +5,15 @@ import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from
 import type { Deps } from '../../deps.ts';
 import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from '../../errors.ts';
 import { isUuid } from '../../wire/ids.ts';
-import { digestsEqual, hashApiKey } from '../api-keys/api-key.tokens.ts';
-import { touchKeyLastUsed } from '../api-keys/api-keys.repository.ts';
-import { findFirstOrganizationOfUser } from '../organizations/organizations.repository.ts';
-import { findFirstTeamOfOrganization } from '../projects/projects.repository.ts';
-import { findKeyWithUser, findOrganizationForUser, findProjectForUser } from './access.repository.ts';
+import { digestsEqual, hashApiKey } from './api-key.tokens.ts';
+import {
+  findFirstOrganizationOfUser,
+  findFirstTeamOfOrganization,
+  findKeyWithUser,
+  findOrganizationForUser,
+  findProjectForUser,
+  touchKeyLastUsed,
+} from './access.repository.ts';
 import { firstMissingScope } from './scopes.ts';
 
 export const ADMIN_LEVEL = 8;

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
 import type { PageRequest } from '../../wire/page.ts';
-import { generatePersonalApiKey, hashApiKey, maskApiKey, randomBase62 } from './api-key.tokens.ts';
+import { generatePersonalApiKey, hashApiKey, maskApiKey, randomBase62 } from '../access/api-key.tokens.ts';
 
 export interface NewApiKey {
   userId: number;
@@ -32,10 +32,6 @@ export async function insertApiKey(db: Db, input: NewApiKey, now: Date): Promise
     .returningAll()
     .executeTakeFirstOrThrow();
   return { row, value };
-}
-
-export async function touchKeyLastUsed(db: Db, keyId: string, now: Date): Promise<void> {
-  await db.updateTable('personal_api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
 }
 
 /** The user's keys, newest first. */

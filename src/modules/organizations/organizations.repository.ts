@@ -24,19 +24,6 @@ export function findOrganization(db: Db, id: string): Promise<OrganizationRow | 
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The user's "@current" organization: the first one joined. */
-export function findFirstOrganizationOfUser(db: Db, userId: number): Promise<OrganizationRow | undefined> {
-  return db
-    .selectFrom('organization_memberships as m')
-    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .selectAll('o')
-    .where('m.user_id', '=', userId)
-    .orderBy('m.joined_at')
-    .orderBy('m.id')
-    .limit(1)
-    .executeTakeFirst();
-}
-
 export function findMembership(db: Db, organizationId: string, userId: number): Promise<MembershipRow | undefined> {
   return db
     .selectFrom('organization_memberships')

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { TeamRow } from '../../db/schema.ts';
 import type { PageRequest } from '../../wire/page.ts';
-import { generateProjectToken } from '../api-keys/api-key.tokens.ts';
+import { generateProjectToken } from '../access/api-key.tokens.ts';
 
 export function insertProject(db: Db, input: { organizationId: string; name: string }, now: Date): Promise<TeamRow> {
   return db
@@ -21,18 +21,6 @@ export function insertProject(db: Db, input: { organizationId: string; name: str
 
 export function findTeamByToken(db: Db, token: string): Promise<TeamRow | undefined> {
   return db.selectFrom('teams').selectAll().where('api_token', '=', token).executeTakeFirst();
-}
-
-/** The "@current" project of an organization: its first-created one. */
-export function findFirstTeamOfOrganization(db: Db, organizationId: string): Promise<TeamRow | undefined> {
-  return db
-    .selectFrom('teams')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
 }
 
 export interface ProjectRestrictions {

@@ -6,8 +6,8 @@ import type { Deps } from '../../deps.ts';
 import { createPersonalApiKey } from '../api-keys/api-keys.service.ts';
 import { insertProject } from '../projects/projects.repository.ts';
 import { findOrCreateUser } from '../users/users.repository.ts';
-import type { OrganizationWire } from './organizations.schemas.ts';
-import { createOrganization } from './organizations.service.ts';
+import type { OrganizationWire } from '../organizations/organizations.schemas.ts';
+import { createOrganization } from '../organizations/organizations.service.ts';
 
 export interface BootstrapInput {
   email: string;
