@@ -15,14 +15,14 @@ export interface ViewContext {
 
 export interface ActorsResult {
   people: PersonWire[];
-  /** Ids the query returned for the page, before dropping missing persons (era B's has-more rule). */
+  /** Ids the query returned for the page, before dropping missing persons (PostHog's has-more rule). */
   rawCount: number;
   missing: number;
 }
 
 /**
  * `order`: `query` keeps the analytics query's order (trends by value, retention);
- * `store` renders the page in persons-store order, created_at DESC then uuid (PostHog era B).
+ * `store` renders the page in persons-store order, created_at DESC then uuid (as PostHog's persons API of 2022–2024 does).
  */
 export async function renderActors(context: ViewContext, personIds: number[], order: 'query' | 'store'): Promise<ActorsResult> {
   const persons = await loadPersons(context.db, context.teamId, personIds);

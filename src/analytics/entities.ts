@@ -60,7 +60,7 @@ export function entitiesParam(raw: RawParams, key = 'events'): Entity[] {
   return sorted.map((entity, index) => ({ ...entity, index }));
 }
 
-/** The entity one point of a trends/stickiness graph belongs to (analytics.md §1.3). */
+/** The entity one point of a trends/stickiness graph belongs to. */
 export function targetEntity(raw: RawParams): Entity {
   const entities = entitiesParam(raw);
   const type = stringParam(raw, 'entity_type') ?? stringParam(raw, 'type');

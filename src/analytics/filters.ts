@@ -55,7 +55,7 @@ export function filterSql(node: FilterNode | null, teamId: number): RawBuilder<u
   })}`;
 }
 
-/** `search`: person email or name, or the event's distinct id, containing the text (PostHog era B). */
+/** `search`: person email or name, or the event's distinct id, containing the text (as PostHog's persons API of 2022–2024 does). */
 export function searchSql(raw: RawParams): RawBuilder<unknown> {
   const search = stringParam(raw, 'search')?.trim();
   if (!search) return sql`true`;

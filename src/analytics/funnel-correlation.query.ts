@@ -1,4 +1,4 @@
-// Persons behind one correlation row (analytics.md §7): funnel entrants who performed the
+// Persons behind one correlation row: funnel entrants who performed the
 // correlated event between their funnel start and end, or who match the correlated properties;
 // optionally only converted / only dropped-off ones.
 import { sql } from 'kysely';

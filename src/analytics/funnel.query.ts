@@ -1,4 +1,4 @@
-// Persons of a funnel step (analytics.md §6): `funnel_step=N` reached at least step N, `-N` reached
+// Persons of a funnel step: `funnel_step=N` reached at least step N, `-N` reached
 // step N-1 but not N, `funnel_custom_steps` any of the listed step counts; funnel-trends mode picks
 // one entrance period and converted (or dropped-off) persons.
 import { sql, type RawBuilder } from 'kysely';
@@ -58,7 +58,7 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
 
 /**
  * `funnel_step_breakdown`: persons whose breakdown value, taken on their first step-1 event in
- * the range (first-touch attribution, era B's default), equals it; `"x"` and `["x"]` are the same.
+ * the range (first-touch attribution, PostHog's default), equals it; `"x"` and `["x"]` are the same.
  */
 async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;

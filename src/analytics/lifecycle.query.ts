@@ -1,4 +1,4 @@
-// Persons behind one lifecycle bar (analytics.md §4): each person's active periods in the range
+// Persons behind one lifecycle bar: each person's active periods in the range
 // (plus one period either side) are labelled new/returning/resurrecting, and the period after a
 // gap-starting one dormant; the persons with the requested label at target_date are returned.
 import { sql, type RawBuilder } from 'kysely';

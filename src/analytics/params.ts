@@ -10,7 +10,7 @@ export type RawParams = Record<string, unknown>;
 export function mergeParams(query: unknown, body: unknown): RawParams {
   const merged: RawParams = {};
   if (query && typeof query === 'object') Object.assign(merged, query);
-  // A body that is present must be an object (contract §11), `null` included.
+  // A body that is present must be an object, `null` included.
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw validationError('Invalid data. Expected a dictionary.', null);
   }

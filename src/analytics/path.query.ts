@@ -1,4 +1,4 @@
-// Persons behind a paths node or edge (analytics.md §8). Each person's events become path items
+// Persons behind a paths node or edge. Each person's events become path items
 // (URL for pageviews, screen name for screens, else the event name), split into 30-minute
 // sessions, deduplicated, cut at start/end points, limited to step_limit and keyed `{i}_{item}`.
 import { sql, type RawBuilder } from 'kysely';

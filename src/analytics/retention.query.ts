@@ -1,4 +1,4 @@
-// Persons of one retention cohort with their appearances (analytics.md §5). The window ends at
+// Persons of one retention cohort with their appearances. The window ends at
 // E = date_to + 1 period (midnight, except hourly) and spans total_intervals periods back.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Persons behind one stickiness bar (analytics.md §3): those active in exactly N distinct interval
+// Persons behind one stickiness bar: those active in exactly N distinct interval
 // buckets (project timezone) of the range, for the target entity.
 import { sql } from 'kysely';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';

@@ -1,4 +1,4 @@
-// Persons behind one point of a trends graph (analytics.md §2): the persons with events of the
+// Persons behind one point of a trends graph: the persons with events of the
 // target entity in the point's window, most events (or largest property aggregate) first.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';

@@ -1,5 +1,5 @@
 // Step 1 of the pipeline: one client event → the event to store and the person changes it asks
-// for (ingestion.md §2.1–2.2). Pure: no database, no clock of its own.
+// for. Pure: no database, no clock of its own.
 import type { JsonObject } from '../db/schema.ts';
 import { validationError } from '../errors.ts';
 import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';

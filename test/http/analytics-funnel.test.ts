@@ -173,7 +173,7 @@ describe('persons/funnel', () => {
     }
     const body = await a.post('funnel', [1, 2]);
     assert.equal(body.status, 400);
-    // A body that is present must be an object, `null` included (contract §11).
+    // A body that is present must be an object, `null` included.
     const nullBody = await a.ctx.app.inject({
       method: 'POST',
       url: `/api/projects/${a.teamId}/persons/funnel/?funnel_step=1&events=${encodeURIComponent(JSON.stringify(steps))}`,

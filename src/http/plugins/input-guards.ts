@@ -37,7 +37,7 @@ const PAGING_PARAMETERS = ['limit', 'offset'];
 const DECIMAL = /^\d{1,15}$/;
 const LONG_DECIMAL = /^\d{16,}$/;
 
-/** Ajv would read "1e3", "0x10" or " 5" as numbers; the contract wants 400 for anything not an integer. */
+/** Ajv would read "1e3", "0x10" or " 5" as numbers; the API answers 400 for anything not an integer. */
 function checkPagingText(query: Record<string, unknown>) {
   for (const name of PAGING_PARAMETERS) {
     const raw = query[name];
