@@ -4,9 +4,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
-import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
+import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, truncate } from './date-range.ts';
+import { entitiesParam, entityEventsSql, resolveEntity, type Entity } from './entities.ts';
 import { rangeParam, intervalParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
 
@@ -36,14 +35,7 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
     to: addInterval(truncate(new Date(range.to.getTime() - 1), interval), interval, 1),
   };
   const target = formatLocal(truncate(parseDate(targetRaw, context.timezone, context.now, 'target_date').value, interval));
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), window, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, window);
   const one = intervalSql(interval);
   const targetSql = sql`${target}::timestamp`;
   const created = bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval);

@@ -2,9 +2,8 @@
 // buckets (project timezone) of the range, for the target entity.
 import { sql } from 'kysely';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { bucketSql, localSql, rangeSql } from './date-range.ts';
-import { entitySql, resolveEntity, targetEntity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
+import { bucketSql, localSql } from './date-range.ts';
+import { entityEventsSql, resolveEntity, targetEntity } from './entities.ts';
 import { rangeParam, intervalParam, intParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
 
@@ -13,14 +12,7 @@ export async function stickinessActors(context: ViewContext, raw: RawParams, pag
   const interval = intervalParam(raw);
   const days = intParam(raw, 'stickiness_days', { min: 0 }) ?? 0;
   const range = rangeParam(raw, context, interval);
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, range);
   const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
   const { rows } = await sql<{ person_id: number }>`
     select e.person_id

@@ -1,6 +1,6 @@
 // The {count, next, previous, results} envelope of a page, with absolute links.
 import type { FastifyRequest } from 'fastify';
-import type { PageRequest } from '../wire/page.ts';
+import { pageOf, type PageRequest } from '../wire/page.ts';
 
 export interface PageEnvelope<T> {
   count: number;
@@ -25,4 +25,15 @@ export function pageEnvelope<T>(request: FastifyRequest, siteUrl: string | null,
   const next = offset + limit < count ? pageLink(request, siteUrl, limit, offset + limit) : null;
   const previous = offset > 0 ? pageLink(request, siteUrl, limit, Math.max(0, offset - limit)) : null;
   return { count, next, previous, results };
+}
+
+/** A list route's answer: the page its query asks for, listed by `list`, in the envelope. */
+export async function listPage<T>(
+  request: FastifyRequest,
+  siteUrl: string | null,
+  list: (page: PageRequest) => Promise<{ count: number; results: T[] }>,
+): Promise<PageEnvelope<T>> {
+  const page = pageOf(request.query as { limit?: number; offset?: number });
+  const { count, results } = await list(page);
+  return pageEnvelope(request, siteUrl, page, count, results);
 }

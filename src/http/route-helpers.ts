@@ -1,9 +1,11 @@
-// What several route files share: answering JSON or CSV, a body that may be absent, and boolean
-// query parameters.
+// What several route files share: answering JSON or CSV, a body that may be absent, boolean and
+// required query parameters, and the person a path names.
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { validationError } from '../errors.ts';
+import type { TeamRow } from '../db/schema.ts';
+import { requiredError, validationError } from '../errors.ts';
 import { toCsv } from '../wire/csv.ts';
+import { projectAccessOf } from './plugins/access.ts';
 
 /** Sends records (or a stream) as a CSV attachment. */
 export function sendCsv(reply: FastifyReply, body: string | Readable, filename = 'export.csv') {
@@ -26,6 +28,17 @@ export function respond(reply: FastifyReply, csv: boolean, value: unknown, recor
  */
 export async function emptyBodyAsObject(request: FastifyRequest) {
   if (request.body === undefined) request.body = {};
+}
+
+/** The person named by the `:id` path parameter, in the project of the request: the target of the persons services. */
+export function personTarget(request: FastifyRequest): { project: TeamRow; id: string } {
+  return { project: projectAccessOf(request).project, id: (request.params as { id: string }).id };
+}
+
+/** A parameter that must be given and not empty; else a 400 `required` naming it. */
+export function requiredText(value: string | undefined, attr: string): string {
+  if (value === undefined || value === '') throw requiredError(attr);
+  return value;
 }
 
 /** `true`/`false` (any letter case), absent = false; anything else is a 400 naming the parameter. */

@@ -5,26 +5,16 @@ import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
 import { survivorOf, type PersonBatch } from './person-batch.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
-import { changedExistingPersons, insertWithRandomUuids, writePersonsStepwise, type MergeOutcome } from './write-persons.step.ts';
-import { chunksOf, insertDistinctIdsSql, insertEventsSql, insertPersonsSql, ROWS_PER_STATEMENT, updatePersonsSql } from './write-sql.ts';
+import { changedExistingPersons, insertPersonsAndIds, insertWithRandomUuids, writePersonsStepwise, type MergeOutcome } from './write-persons.step.ts';
+import { chunksOf, insertEventsSql, ROWS_PER_STATEMENT, updatePersonsSql } from './write-sql.ts';
 
 async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedEvent[]): Promise<void> {
   const teamId = batch.teamId;
   const created = batch.created.filter((person) => person.mergedInto === null);
   const changed = changedExistingPersons(batch);
   const updated = changed.length > 0 ? sql`, updated as (${updatePersonsSql(teamId, changed)})` : sql``;
-  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number }>`
-    with new_persons as (${insertPersonsSql(teamId, created)}),
-      new_ids as (${insertDistinctIdsSql(teamId, batch.newDistinctIds)})${updated},
-      new_events as (${insertEventsSql(teamId, events, true)})
-    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons,
-      (select count(*) from new_ids)::integer as attached`.execute(db);
-  const byUuid = new Map(created.map((person) => [person.uuid, person]));
-  for (const row of rows[0].persons ?? []) {
-    const person = byUuid.get(row.uuid);
-    if (person) person.id = Number(row.id);
-  }
-  let attached = rows[0].attached;
+  const newEvents = sql`${updated}, new_events as (${insertEventsSql(teamId, events, true)})`;
+  let attached = await insertPersonsAndIds(db, teamId, created, batch.newDistinctIds, newEvents);
   const missing = created.filter((person) => person.id === null);
   if (missing.length > 0) {
     // Rare: a deterministic uuid was taken. Those persons go in under random uuids, and their

@@ -1,7 +1,7 @@
 // Writing persons one kind of statement at a time: the path for merges and very large batches,
 // and the fallback when a new person's deterministic uuid is already taken.
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
 import { survivorOf, type NewDistinctId, type PersonBatch, type PersonState } from './person-batch.ts';
@@ -19,10 +19,13 @@ function idOf(person: PersonState): number {
   return survivor.id;
 }
 
-/** New persons (their ids set on them) and distinct ids in one statement; answers how many ids went in. */
-async function insertPersonsAndIds(db: Db, teamId: number, persons: PersonState[], entries: NewDistinctId[]): Promise<number> {
+/**
+ * New persons (their ids set on them) and distinct ids in one statement, with `moreCtes` (`, name
+ * as (…)` each) written in it too; answers how many ids went in.
+ */
+export async function insertPersonsAndIds(db: Db, teamId: number, persons: PersonState[], entries: NewDistinctId[], moreCtes: RawBuilder<unknown> = sql``): Promise<number> {
   const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number }>`
-    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})
+    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})${moreCtes}
     select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons,
       (select count(*) from new_ids)::integer as attached`.execute(db);
   const byUuid = new Map(persons.map((person) => [person.uuid, person]));

@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 import { Cohort, CohortParams, CreateCohortBody, UpdateCohortBody } from '../../modules/cohorts/cohorts.schemas.ts';
 import { createCohort, deleteCohort, getCohort, listCohorts, updateCohort } from '../../modules/cohorts/cohorts.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, PageQuery, ProjectParams } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
@@ -18,11 +17,7 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: PageQuery, response: { 200: Page(Cohort), ...errorResponses } },
     config: read,
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listCohorts(deps, { project: projectAccessOf(request).project, page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listCohorts(deps, { project: projectAccessOf(request).project, page })));
 
   app.post(`${base}/`, {
     schema: { tags, params: ProjectParams, body: CreateCohortBody, response: { 201: Cohort, ...errorResponses } },

@@ -1,9 +1,8 @@
 // GET /api/projects/:project_id/persons/deletion_status/ — the project's queued event deletions.
 import { listDeletionStatus } from '../../modules/deletions/deletion-status.service.ts';
 import { DeletionStatusQuery, DeletionTask, statusFilterOf } from '../../modules/deletions/deletions.schemas.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, ProjectParams } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
@@ -18,8 +17,6 @@ export const deletionStatusRoutes: RouteModule = (app, deps) => {
     config: { access: { scopes: ['person:read'], project: 'project_id' } },
   }, async (request) => {
     const filter = { status: statusFilterOf(request.query.status), personUuid: request.query.person_uuid };
-    const page = pageOf(request.query);
-    const { count, results } = await listDeletionStatus(deps, { project: projectAccessOf(request).project, filter, page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
+    return listPage(request, deps.config.siteUrl, (page) => listDeletionStatus(deps, { project: projectAccessOf(request).project, filter, page }));
   });
 };

@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 import { AddMemberBody, MemberParams, UpdateMemberBody } from '../../modules/members/members.schemas.ts';
 import { addMember, changeMemberLevel, listMembersPage, removeMember } from '../../modules/members/members.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, OrganizationMember, OrganizationParams, Page, PageQuery } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { organizationAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
@@ -16,11 +15,7 @@ export const memberRoutes: RouteModule = (app, deps) => {
   app.get('/api/organizations/:organization_id/members/', {
     schema: { tags, params: OrganizationParams, querystring: PageQuery, response: { 200: Page(OrganizationMember), ...errorResponses } },
     config: { access: read },
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listMembersPage(deps, { organizationId: organizationAccessOf(request).organization.id, page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listMembersPage(deps, { organizationId: organizationAccessOf(request).organization.id, page })));
 
   app.post('/api/organizations/:organization_id/members/', {
     schema: { tags, params: OrganizationParams, body: AddMemberBody, response: { 201: OrganizationMember, ...errorResponses } },

@@ -1,9 +1,8 @@
 // Organizations: the caller's list, creation (the caller becomes owner), retrieve.
 import { CreateOrganizationBody, Organization, OrganizationIdParams } from '../../modules/organizations/organizations.schemas.ts';
 import { createOrganization, listOrganizationsPage, serializeOrganization } from '../../modules/organizations/organizations.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, PageQuery } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, organizationAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
@@ -13,11 +12,7 @@ export const organizationRoutes: RouteModule = (app, deps) => {
   app.get('/api/organizations/', {
     schema: { tags, querystring: PageQuery, response: { 200: Page(Organization), ...errorResponses } },
     config: { access: { scopes: ['organization:read'] } },
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listOrganizationsPage(deps, actorOf(request), { page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listOrganizationsPage(deps, actorOf(request), { page })));
 
   app.post('/api/organizations/', {
     schema: { tags, body: CreateOrganizationBody, response: { 201: Organization, ...errorResponses } },

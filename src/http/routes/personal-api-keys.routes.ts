@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 import { CreatePersonalApiKeyBody, PersonalApiKey, PersonalApiKeyParams } from '../../modules/api-keys/api-keys.schemas.ts';
 import { createPersonalApiKey, deletePersonalApiKey, getPersonalApiKey, listPersonalApiKeysPage } from '../../modules/api-keys/api-keys.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, PageQuery } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
@@ -16,11 +15,7 @@ export const personalApiKeyRoutes: RouteModule = (app, deps) => {
   app.get('/api/personal_api_keys/', {
     schema: { tags, querystring: PageQuery, response: { 200: Page(PersonalApiKey), ...errorResponses } },
     config: { access: read },
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listPersonalApiKeysPage(deps, actorOf(request), { page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listPersonalApiKeysPage(deps, actorOf(request), { page })));
 
   app.post('/api/personal_api_keys/', {
     schema: { tags, body: CreatePersonalApiKeyBody, response: { 201: PersonalApiKey, ...errorResponses } },

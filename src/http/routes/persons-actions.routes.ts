@@ -18,7 +18,7 @@ import {
 import { wantsCsv } from '../../wire/csv.ts';
 import { errorResponses, FormatQuery, ProjectParams } from '../../wire/schemas.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
-import { booleanParam, emptyBodyAsObject, respond } from '../route-helpers.ts';
+import { booleanParam, emptyBodyAsObject, personTarget, requiredText, respond } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const tags = ['persons'];
@@ -60,41 +60,34 @@ export const personActionRoutes: RouteModule = (app, deps) => {
     return respond(reply, csv, result);
   });
 
+  // An action on one person: its body may be absent; it answers JSON, or CSV when asked.
+  const personAction = { config: write, preValidation: emptyBodyAsObject };
+
   app.post(`${base}/:id/split/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: SplitBody, response: { 200: Success, ...errorResponses } },
-    config: write,
-    preValidation: emptyBodyAsObject,
-  }, async (request, reply) => {
-    const csv = wantsCsv(request);
-    const target = { project: projectAccessOf(request).project, id: request.params.id, mainDistinctId: request.body?.main_distinct_id };
-    return respond(reply, csv, await splitPerson(deps, actorOf(request), target));
-  });
+    ...personAction,
+  }, async (request, reply) =>
+    respond(reply, wantsCsv(request), await splitPerson(deps, actorOf(request), { ...personTarget(request), mainDistinctId: request.body?.main_distinct_id })));
 
   app.post(`${base}/:id/update_property/`, {
     schema: { tags, params: PersonParams, querystring: UpdatePropertyQuery, body: UpdatePropertyBody, response: { 200: Person, ...errorResponses } },
-    config: write,
-    preValidation: emptyBodyAsObject,
+    ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const body = request.body ?? {};
     const hasBodyValue = Object.prototype.hasOwnProperty.call(body, 'value');
     if (!hasBodyValue && request.query.value === undefined) throw requiredError('value');
-    const key = body.key ?? request.query.key;
-    if (key === undefined || key === '') throw requiredError('key');
+    const key = requiredText(body.key ?? request.query.key, 'key');
     const value = hasBodyValue ? body.value : decodeValue(request.query.value as string);
-    const target = { project: projectAccessOf(request).project, id: request.params.id, properties: { [key]: value } };
-    return respond(reply, csv, await setPersonProperties(deps, actorOf(request), target));
+    return respond(reply, csv, await setPersonProperties(deps, actorOf(request), { ...personTarget(request), properties: { [key]: value } }));
   });
 
   app.post(`${base}/:id/delete_property/`, {
     schema: { tags, params: PersonParams, querystring: DeletePropertyQuery, body: DeletePropertyBody, response: { 200: Person, ...errorResponses } },
-    config: write,
-    preValidation: emptyBodyAsObject,
+    ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
-    const key = request.body?.$unset ?? request.query.$unset;
-    if (key === undefined || key === '') throw requiredError('$unset');
-    const target = { project: projectAccessOf(request).project, id: request.params.id, key };
-    return respond(reply, csv, await unsetPersonProperty(deps, actorOf(request), target));
+    const key = requiredText(request.body?.$unset ?? request.query.$unset, '$unset');
+    return respond(reply, csv, await unsetPersonProperty(deps, actorOf(request), { ...personTarget(request), key }));
   });
 };

@@ -5,9 +5,8 @@ import { PersonCohort } from '../../modules/cohorts/cohorts.schemas.ts';
 import { getPropertiesTimeline, listPersonActivityPage, listPersonCohorts, listPropertyValues } from '../../modules/persons/person-views.service.ts';
 import { ActivityEntry, ActivityQuery, PersonCohortsQuery, PersonParams, TimelineQuery, ValueItem, ValuesQuery } from '../../modules/persons/persons.schemas.ts';
 import { wantsCsv } from '../../wire/csv.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, ProjectParams } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
 import { respond } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
@@ -25,10 +24,9 @@ export const personViewRoutes: RouteModule = (app, deps) => {
       config: activityAccess,
     }, async (request, reply) => {
       const csv = wantsCsv(request);
-      const page = pageOf(request.query);
       const { id } = request.params as { id?: string };
-      const { count, results } = await listPersonActivityPage(deps, { project: projectAccessOf(request).project, page, id });
-      return respond(reply, csv, pageEnvelope(request, deps.config.siteUrl, page, count, results), results);
+      const envelope = await listPage(request, deps.config.siteUrl, (page) => listPersonActivityPage(deps, { project: projectAccessOf(request).project, page, id }));
+      return respond(reply, csv, envelope, envelope.results);
     });
   }
 

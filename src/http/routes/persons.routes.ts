@@ -7,11 +7,10 @@ import { setPersonProperties } from '../../modules/persons/person-updates.servic
 import { deletePerson, exportPersonsCsv, getPerson, listPersonsPage } from '../../modules/persons/persons.service.ts';
 import { DeletePersonQuery, Person, PersonListQuery, PersonParams, UpdatePersonBody } from '../../modules/persons/persons.schemas.ts';
 import { wantsCsv } from '../../wire/csv.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, FormatQuery, Page, ProjectParams } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
-import { booleanParam, respond, sendCsv } from '../route-helpers.ts';
+import { booleanParam, personTarget, respond, sendCsv } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const tags = ['persons'];
@@ -19,8 +18,6 @@ const read = { access: { scopes: ['person:read'], project: 'project_id' } };
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
-
-const personTarget = (request: FastifyRequest) => ({ project: projectAccessOf(request).project, id: (request.params as { id: string }).id });
 
 export const personRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/persons';
@@ -40,11 +37,10 @@ export const personRoutes: RouteModule = (app, deps) => {
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
-    const { limit, offset, format: _format, ...filters } = request.query;
+    const { limit, offset: _offset, format: _format, ...filters } = request.query;
     if (csv && limit === undefined) return sendCsv(reply, await exportPersonsCsv(deps, { project, filters }), 'persons.csv');
-    const page = pageOf({ limit, offset });
-    const { count, results } = await listPersonsPage(deps, { project, filters, page });
-    return respond(reply, csv, pageEnvelope(request, deps.config.siteUrl, page, count, results), results);
+    const envelope = await listPage(request, deps.config.siteUrl, (page) => listPersonsPage(deps, { project, filters, page }));
+    return respond(reply, csv, envelope, envelope.results);
   });
 
   app.get(`${base}/:id/`, {

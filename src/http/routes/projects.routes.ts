@@ -1,25 +1,21 @@
 // Projects: the caller's list, creation in an organization the caller administers, retrieve.
 import { CreateProjectBody, Project, ProjectIdParams } from '../../modules/projects/projects.schemas.ts';
 import { createProject, listProjectsPage, serializeProject } from '../../modules/projects/projects.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, Page, PageQuery } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
 export const projectRoutes: RouteModule = (app, deps) => {
   const tags = ['projects'];
+  const base = '/api/projects';
 
-  app.get('/api/projects/', {
+  app.get(`${base}/`, {
     schema: { tags, querystring: PageQuery, response: { 200: Page(Project), ...errorResponses } },
     config: { access: { scopes: ['project:read'] } },
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listProjectsPage(deps, actorOf(request), { page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listProjectsPage(deps, actorOf(request), { page })));
 
-  app.post('/api/projects/', {
+  app.post(`${base}/`, {
     schema: { tags, body: CreateProjectBody, response: { 201: Project, ...errorResponses } },
     config: { access: { scopes: ['project:write'] } },
   }, async (request, reply) => {
@@ -28,7 +24,7 @@ export const projectRoutes: RouteModule = (app, deps) => {
   });
 
   // The project is what the access check found.
-  app.get('/api/projects/:id/', {
+  app.get(`${base}/:id/`, {
     schema: { tags, params: ProjectIdParams, response: { 200: Project, ...errorResponses } },
     config: { access: { scopes: ['project:read'], project: 'id' } },
   }, async (request) => serializeProject(projectAccessOf(request).project));

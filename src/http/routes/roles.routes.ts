@@ -15,9 +15,8 @@ import {
   RoleParams,
 } from '../../modules/roles/roles.schemas.ts';
 import { createRole, deleteRole, getRole, listRolesPage, updateRole } from '../../modules/roles/roles.service.ts';
-import { pageOf } from '../../wire/page.ts';
 import { errorResponses, OrganizationParams, Page, PageQuery } from '../../wire/schemas.ts';
-import { pageEnvelope } from '../pagination.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, organizationAccessOf } from '../plugins/access.ts';
 import { emptyBodyAsObject } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
@@ -43,11 +42,7 @@ export const roleRoutes: RouteModule = (app, deps) => {
   app.get(roles, {
     schema: { tags, params: OrganizationParams, querystring: PageQuery, response: { 200: Page(Role), ...errorResponses } },
     config: read,
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listRolesPage(deps, { organizationId: organizationIdOf(request), page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listRolesPage(deps, { organizationId: organizationIdOf(request), page })));
 
   app.post(roles, {
     schema: { tags, params: OrganizationParams, body: CreateRoleBody, response: { 201: Role, ...errorResponses } },
@@ -86,11 +81,7 @@ export const roleRoutes: RouteModule = (app, deps) => {
   app.get(memberships, {
     schema: { tags, params: RoleMembershipsParams, querystring: PageQuery, response: { 200: Page(RoleMembership), ...errorResponses } },
     config: read,
-  }, async (request) => {
-    const page = pageOf(request.query);
-    const { count, results } = await listRoleMembershipsPage(deps, { organizationId: organizationIdOf(request), roleId: request.params.role_id, page });
-    return pageEnvelope(request, deps.config.siteUrl, page, count, results);
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listRoleMembershipsPage(deps, { organizationId: organizationIdOf(request), roleId: request.params.role_id, page })));
 
   app.post(memberships, {
     schema: { tags, params: RoleMembershipsParams, body: CreateRoleMembershipBody, response: { 201: RoleMembership, ...errorResponses } },

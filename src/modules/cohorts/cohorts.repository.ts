@@ -111,17 +111,10 @@ export async function countStaticMembers(db: Db, teamId: number, cohortIds: numb
   return new Map(rows.map((row) => [row.cohort_id, Number(row.n)]));
 }
 
-/** The static cohorts among these that list the person. */
-export async function staticCohortsListing(db: Db, teamId: number, personId: number, cohortIds: number[]): Promise<Set<number>> {
-  if (cohortIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('cohort_people')
-    .select('cohort_id')
-    .where('team_id', '=', teamId)
-    .where('person_id', '=', personId)
-    .where('cohort_id', 'in', cohortIds)
-    .execute();
-  return new Set(rows.map((row) => row.cohort_id));
+/** The cohorts whose member list holds the person. */
+export async function cohortsListing(db: Db, teamId: number, personId: number): Promise<number[]> {
+  const rows = await db.selectFrom('cohort_people').select('cohort_id').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
+  return rows.map((row) => row.cohort_id);
 }
 
 /** For each condition on a person row `p`, how many persons of the project meet it: one statement. */

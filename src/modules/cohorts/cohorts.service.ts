@@ -6,14 +6,14 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
 import { parsePropertyFilter, personsWhereSql, type FilterNode } from '../../filters/property-filter.ts';
 import type { PageRequest } from '../../wire/page.ts';
-import { serializeUser } from '../../wire/serializers.ts';
 import type { Actor } from '../access/access.service.ts';
-import { findUsersByIds } from '../users/users.repository.ts';
+import { loadCreators } from '../users/creators.ts';
 import { cohortFilterResolver, resolveCohortFilters } from './cohort-filters.ts';
 import {
   addMatchingPersons,
   addStaticMembers,
   countPersonsMatching,
+  cohortsListing,
   countStaticMembers,
   deleteCohortRow,
   findCohort,
@@ -22,7 +22,6 @@ import {
   listCohortsOfTeam,
   personMatches,
   replaceStaticMembers,
-  staticCohortsListing,
   updateCohortRow,
 } from './cohorts.repository.ts';
 import type { CohortInput, CohortWire, PersonCohortWire } from './cohorts.schemas.ts';
@@ -82,22 +81,17 @@ async function countsOf(deps: Deps, teamId: number, cohorts: CohortRow[]): Promi
 
 /** The Cohort objects of the rows, in their order. */
 async function loadCohorts(deps: Deps, teamId: number, cohorts: CohortRow[]): Promise<CohortWire[]> {
-  const creatorIds = [...new Set(cohorts.flatMap((cohort) => (cohort.created_by_id === null ? [] : [cohort.created_by_id])))];
-  const [counts, creators] = await Promise.all([countsOf(deps, teamId, cohorts), findUsersByIds(deps.db, creatorIds)]);
-  const creatorById = new Map(creators.map((user) => [user.id, user]));
-  return cohorts.map((cohort) => {
-    const creator = cohort.created_by_id === null ? undefined : creatorById.get(cohort.created_by_id);
-    return {
-      id: cohort.id,
-      name: cohort.name,
-      description: cohort.description,
-      filters: cohort.filters,
-      is_static: cohort.is_static,
-      count: counts.get(cohort.id) ?? 0,
-      created_at: cohort.created_at.toISOString(),
-      created_by: creator ? serializeUser(creator) : null,
-    };
-  });
+  const [counts, creatorOf] = await Promise.all([countsOf(deps, teamId, cohorts), loadCreators(deps.db, cohorts)]);
+  return cohorts.map((cohort) => ({
+    id: cohort.id,
+    name: cohort.name,
+    description: cohort.description,
+    filters: cohort.filters,
+    is_static: cohort.is_static,
+    count: counts.get(cohort.id) ?? 0,
+    created_at: cohort.created_at.toISOString(),
+    created_by: creatorOf(cohort),
+  }));
 }
 
 async function loadCohort(deps: Deps, cohort: CohortRow): Promise<CohortWire> {
@@ -125,14 +119,16 @@ export async function listCohortsHolding(deps: Deps, input: { project: TeamRow; 
   const teamId = input.project.id;
   const cohorts = await listCohortsOfTeam(deps.db, teamId);
   const dynamic = await conditionsOf(deps, teamId, cohorts);
-  const [listing, matches] = await Promise.all([
-    staticCohortsListing(deps.db, teamId, input.personId, cohorts.filter((cohort) => cohort.is_static).map((cohort) => cohort.id)),
+  const [listed, matches] = await Promise.all([
+    cohortsListing(deps.db, teamId, input.personId),
     personMatches(deps.db, teamId, input.personId, dynamic.conditions),
   ]);
+  // Member lists count for static cohorts only, filters for dynamic ones.
+  const holds = new Set(cohorts.filter((cohort) => cohort.is_static && listed.includes(cohort.id)).map((cohort) => cohort.id));
   dynamic.ids.forEach((id, index) => {
-    if (matches[index]) listing.add(id);
+    if (matches[index]) holds.add(id);
   });
-  const holding = cohorts.filter((cohort) => listing.has(cohort.id));
+  const holding = cohorts.filter((cohort) => holds.has(cohort.id));
   const counts = await countsOf(deps, teamId, holding);
   return holding.map((cohort) => ({
     id: cohort.id,

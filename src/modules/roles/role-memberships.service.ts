@@ -48,12 +48,13 @@ export async function addRoleMember(deps: Deps, actor: Actor, input: { organizat
       if (!member) throw validationError('User does not exist.');
       if (await findRoleMembershipOfUser(trx, organizationId, role.id, member.user.id)) throw alreadyMember();
       const row = await insertRoleMembership(trx, {
-        organizationId,
+        organization_id: organizationId,
         id: crypto.randomUUID(),
-        roleId: role.id,
-        organizationMemberId: member.membership.id,
-        userId: member.user.id,
-        now,
+        role_id: role.id,
+        organization_member_id: member.membership.id,
+        user_id: member.user.id,
+        joined_at: now,
+        updated_at: now,
       });
       await recordMemberActivity(trx, actor, role, member.user, true, now);
       const [wire] = await loadRoleMemberships(trx, organizationId, [row]);

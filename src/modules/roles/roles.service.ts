@@ -67,12 +67,12 @@ export function createRole(deps: Deps, actor: Actor, input: CreateRoleInput & { 
     deps.db.transaction().execute(async (trx) => {
       if (await findRoleNamed(trx, organizationId, input.name, null)) throw duplicateName();
       const role = await insertRole(trx, {
-        organizationId,
+        organization_id: organizationId,
         id: crypto.randomUUID(),
         name: input.name,
-        featureFlagsAccessLevel: input.feature_flags_access_level ?? CAN_ALWAYS_EDIT,
-        createdById: actor.user.id,
-        now,
+        feature_flags_access_level: input.feature_flags_access_level ?? CAN_ALWAYS_EDIT,
+        created_at: now,
+        created_by_id: actor.user.id,
       });
       await recordRoleActivity(trx, actor, role, 'created', null, now);
       return loadRole(trx, organizationId, role);
