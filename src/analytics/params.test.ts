@@ -36,6 +36,24 @@ describe('analytics params', () => {
     assert.equal(attrOf(() => intParam({ a: '0' }, 'a', { min: 1 })), 'a');
   });
 
+  it('says the allowed range of an integer that is not one or out of range', () => {
+    const detailOf = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return (error as { detail?: string }).detail;
+      }
+      return 'no error';
+    };
+    assert.equal(detailOf(() => intParam({ a: 'x' }, 'a')), 'A valid integer is required.');
+    assert.equal(detailOf(() => intParam({ a: '1.5' }, 'a', { min: 1 })), 'A valid integer greater than or equal to 1 is required.');
+    assert.equal(detailOf(() => intParam({ a: 'x' }, 'a', { min: 0, max: 100 })), 'A valid integer from 0 to 100 is required.');
+    assert.equal(detailOf(() => intParam({ a: '-99999999999999999999' }, 'a', { min: 0 })), 'Ensure this value is greater than or equal to 0.');
+    assert.equal(detailOf(() => intParam({ a: '99999999999999999999' }, 'a', { min: 0, max: 100 })), 'Ensure this value is less than or equal to 100.');
+    assert.equal(detailOf(() => pageParams({ limit: '-1' })), 'Ensure this value is greater than or equal to 1.');
+    assert.equal(detailOf(() => pageParams({ offset: 'abc' })), 'A valid integer greater than or equal to 0 is required.');
+  });
+
   it('pages like every list: default 100, clamp 1000, limit below 1 and negative offset are 400', () => {
     assert.deepEqual(pageParams({}), { limit: 100, offset: 0 });
     assert.deepEqual(pageParams({ limit: '5000', offset: '7' }), { limit: 1000, offset: 7 });

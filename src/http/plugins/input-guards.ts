@@ -33,21 +33,26 @@ export async function rejectNulCharacters(request: FastifyRequest) {
   if (attr !== null) throw validationError('Null characters are not allowed.', attr || null);
 }
 
-const PAGING_PARAMETERS = ['limit', 'offset'];
-const DECIMAL = /^\d{1,15}$/;
-const LONG_DECIMAL = /^\d{16,}$/;
+// The lowest value of each paging parameter; an offset past the largest safe integer is refused too.
+const PAGING_MINIMUM: Record<string, number> = { limit: 1, offset: 0 };
+const INTEGER = /^-?\d+$/;
 
-/** Ajv would read "1e3", "0x10" or " 5" as numbers; the contract wants 400 for anything not an integer. */
+/**
+ * Ajv would read "1e3", "0x10" or " 5" as numbers; the contract wants 400 for anything not an
+ * integer. Every refusal says the allowed range.
+ */
 function checkPagingText(query: Record<string, unknown>) {
-  for (const name of PAGING_PARAMETERS) {
+  for (const [name, minimum] of Object.entries(PAGING_MINIMUM)) {
     const raw = query[name];
     if (raw === undefined) continue;
-    // A limit too long to be a safe number is still an integer, and a larger limit is clamped.
-    if (name === 'limit' && typeof raw === 'string' && LONG_DECIMAL.test(raw)) {
-      query[name] = String(MAX_LIMIT);
-      continue;
+    if (typeof raw !== 'string' || !INTEGER.test(raw)) throw validationError(`A valid integer greater than or equal to ${minimum} is required.`, name);
+    const value = Number(raw);
+    if (value < minimum) throw validationError(`Ensure this value is greater than or equal to ${minimum}.`, name);
+    if (value > Number.MAX_SAFE_INTEGER) {
+      // A limit too long to be a safe number is still an integer, and a larger limit is clamped.
+      if (name === 'limit') query[name] = String(MAX_LIMIT);
+      else throw validationError(`Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`, name);
     }
-    if (typeof raw !== 'string' || !DECIMAL.test(raw)) throw validationError('A valid integer is required.', name);
   }
 }
 
