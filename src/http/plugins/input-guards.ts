@@ -59,6 +59,7 @@ function checkPagingText(query: Record<string, unknown>) {
 interface PropertySchema {
   type?: unknown;
   const?: unknown;
+  title?: unknown;
   anyOf?: PropertySchema[];
   items?: PropertySchema;
 }
@@ -79,6 +80,14 @@ function unwrapNullable(property: PropertySchema): PropertySchema {
   return options?.length === 1 ? options[0] : property;
 }
 
+/** " Choose 1 (member), 8 (admin) or 15 (owner)." when every choice has a title; else nothing. */
+function choiceHint(property: PropertySchema): string {
+  const options = property.anyOf ?? [];
+  if (!options.every((option) => typeof option.title === 'string')) return '';
+  const named = options.map((option) => `${String(option.const)} (${String(option.title)})`);
+  return ` Choose ${named.slice(0, -1).join(', ')} or ${named[named.length - 1]}.`;
+}
+
 const isNumeric = (type: unknown) => type === 'integer' || type === 'number';
 const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
 
@@ -96,7 +105,7 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     const choices = choicesOf(declared);
     if (choices) {
       if (!choices.some((choice) => choice === value || String(choice) === value)) {
-        throw validationError(`"${shown(value)}" is not a valid choice.`, key, 'invalid_choice');
+        throw validationError(`"${shown(value)}" is not a valid choice.${choiceHint(declared)}`, key, 'invalid_choice');
       }
       continue;
     }
