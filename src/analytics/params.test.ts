@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boolParam, intParam, jsonParam, mergeParams, pageParams, stringParam } from './params.ts';
 
-const attrOf = (fn: () => unknown) => {
+const refusalOf = (fn: () => unknown): { attr?: string; detail?: string } => {
   try {
     fn();
   } catch (error) {
-    return (error as { attr?: string }).attr;
+    return error as { attr?: string; detail?: string };
   }
-  return 'no error';
+  return { attr: 'no error', detail: 'no error' };
 };
+const attrOf = (fn: () => unknown) => refusalOf(fn).attr;
+const detailOf = (fn: () => unknown) => refusalOf(fn).detail;
 
 describe('analytics params', () => {
   it('merges the query with a body, body keys winning', () => {
@@ -37,14 +39,6 @@ describe('analytics params', () => {
   });
 
   it('says the allowed range of an integer that is not one or out of range', () => {
-    const detailOf = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        return (error as { detail?: string }).detail;
-      }
-      return 'no error';
-    };
     assert.equal(detailOf(() => intParam({ a: 'x' }, 'a')), 'A valid integer is required.');
     assert.equal(detailOf(() => intParam({ a: '1.5' }, 'a', { min: 1 })), 'A valid integer greater than or equal to 1 is required.');
     assert.equal(detailOf(() => intParam({ a: 'x' }, 'a', { min: 0, max: 100 })), 'A valid integer from 0 to 100 is required.');
