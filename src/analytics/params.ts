@@ -50,14 +50,20 @@ export function jsonParam(raw: RawParams, key: string, unparsable = `${key} is n
   }
 }
 
+/** "A valid integer is required.", with the allowed range when there is one. */
+function integerRequired(key: string, { min, max }: { min?: number; max?: number }) {
+  const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` greater than or equal to ${min}` : '';
+  return validationError(`A valid integer${range} is required.`, key);
+}
+
 export function intParam(raw: RawParams, key: string, options: { min?: number; max?: number } = {}): number | undefined {
   const text = stringParam(raw, key);
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text.trim())) throw validationError('A valid integer is required.', key);
+  if (!/^-?\d+$/.test(text.trim())) throw integerRequired(key, options);
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw validationError('A valid integer is required.', key);
   if (options.min !== undefined && value < options.min) throw validationError(`Ensure this value is greater than or equal to ${options.min}.`, key);
   if (options.max !== undefined && value > options.max) throw validationError(`Ensure this value is less than or equal to ${options.max}.`, key);
+  if (!Number.isSafeInteger(value)) throw integerRequired(key, options);
   return value;
 }
 

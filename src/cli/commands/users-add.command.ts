@@ -7,6 +7,16 @@ import { email, emit, optional, required, withDeps, UsageError, type Command } f
 export const usersAddCommand: Command = {
   name: 'users add',
   usage: 'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]',
+  summary: 'Creates the user if needed and makes it a member of the organization.',
+  flags: [
+    ['--organization-id O', "the organization's id (a UUID)"],
+    ['--email E', "the user's e-mail address"],
+    ['--level 1|8|15', '1 member (default), 8 admin, 15 owner'],
+    ['--first-name F', "a new user's first name"],
+    ['--last-name L', "a new user's last name"],
+  ],
+  jsonResult: '{"user": {"id", "uuid", "email"}, "membership_id", "level"}',
+  instead: 'use the running server\'s API with an admin\'s personal API key: POST /api/organizations/<organization_id>/members/ {"email", "level"}',
   options: {
     'organization-id': { type: 'string' },
     email: { type: 'string' },

@@ -19,7 +19,7 @@ export interface CaptureRequest {
   ip?: string;
 }
 
-const HINT = 'You can find your project API key in PostHog project settings.';
+const HINT = 'The project API key (phc_…) is the project token `herd bootstrap` printed (project_api_key), or the api_token of the project in GET /api/projects/.';
 
 const missingApiKey = () =>
   new AppError(401, 'authentication_error', 'missing_api_key', `API key not provided. ${HINT}`);
