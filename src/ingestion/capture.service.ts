@@ -1,11 +1,10 @@
 // A capture request from raw body to stored events: decode, find the project by its token, check
 // every event, then store them all in one transaction. Any error rejects the whole request.
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
-import { findTeamByToken } from '../modules/projects/projects.repository.ts';
 import { decodeCaptureBody } from './decode-body.ts';
 import { prepareEvents, storeEvents } from './ingest.ts';
 import { eventOfItem, parseCapturePayload } from './parse-capture.ts';
+import { teamOfProjectToken } from './project-token.ts';
 
 export interface CaptureRequest {
   body: Buffer;
@@ -17,27 +16,11 @@ export interface CaptureRequest {
   ip?: string;
 }
 
-const HINT = 'You can find your project API key in PostHog project settings.';
-
-const missingApiKey = () =>
-  new AppError(401, 'authentication_error', 'missing_api_key', `API key not provided. ${HINT}`);
-const invalidApiKey = () =>
-  new AppError(401, 'authentication_error', 'invalid_api_key', `Project API key invalid. ${HINT}`);
-
-// PostHog's shape check: at most 64 ASCII characters, and never a personal key.
-function wellFormedToken(token: string): boolean {
-  return token.length <= 64 && /^[\x21-\x7e]+$/.test(token) && !token.startsWith('phx_');
-}
-
 export async function captureEvents(deps: Deps, request: CaptureRequest): Promise<void> {
   const now = deps.clock.now();
   const body = await decodeCaptureBody(request.body, request.contentType, request.limit);
   const payload = parseCapturePayload(body, request.query);
-  const token = payload.token?.trim() ?? '';
-  if (token === '') throw missingApiKey();
-  if (!wellFormedToken(token)) throw invalidApiKey();
-  const team = await findTeamByToken(deps.db, token);
-  if (!team) throw invalidApiKey();
+  const team = await teamOfProjectToken(deps.db, payload.token);
   const events = payload.items.map((item, index) => eventOfItem(item, payload.attrPrefix(index)));
   const prepared = prepareEvents(events, { now, sentAt: payload.sentAt, attrPrefix: payload.attrPrefix, ip: request.ip });
   await storeEvents(deps, deps.db, team, prepared);
