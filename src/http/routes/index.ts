@@ -13,5 +13,7 @@ import { cohortRoutes } from './cohorts.routes.ts';
 import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
+import { sdkConfigRoutes } from './sdk-config.routes.ts';
+import { staticSdkRoutes } from './static-sdk.routes.ts';
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes];
