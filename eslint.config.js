@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.herd/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.herd/**', 'coverage/**', 'console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,7 +21,25 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['src/cli/**', 'bench/**', 'bin/**', 'test/**'],
+    files: ['src/cli/**', 'bench/**', 'bin/**', 'test/**', 'console/build.ts'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // The console runs in the browser, and everything it shows may come from a tracked site's
+    // visitors: markup is never built from strings.
+    files: ['console/src/**'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', sessionStorage: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', ResizeObserver: 'readonly', HTMLElement: 'readonly', HTMLDivElement: 'readonly', Event: 'readonly' },
+    },
+    rules: {
+      'no-restricted-properties': ['error',
+        { property: 'innerHTML', message: 'Render captured values as text.' },
+        { property: 'outerHTML', message: 'Render captured values as text.' },
+        { property: 'insertAdjacentHTML', message: 'Render captured values as text.' },
+        { object: 'document', property: 'write', message: 'Render captured values as text.' },
+        { object: 'localStorage', message: 'The key lives in sessionStorage only.' },
+      ],
+      'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render captured values as text.' }],
+    },
   },
 );

@@ -13,6 +13,7 @@ import { personalApiKeyRoutes } from './personal-api-keys.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { roleRoutes } from './roles.routes.ts';
 import { cohortRoutes } from './cohorts.routes.ts';
+import { consoleRoutes } from './console.routes.ts';
 import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
@@ -21,4 +22,4 @@ export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, Fasti
 
 export type RouteModule = (app: App, deps: Deps) => void | Promise<void>;
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, consoleRoutes];
