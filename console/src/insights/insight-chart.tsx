@@ -46,7 +46,8 @@ export function InsightChart({ model, title, onPoint }: Props) {
       legend: { show: false },
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
       axes: [
-        { values: (_plot, splits) => splits.map((split) => (Number.isInteger(split) ? (model.labels[split] ?? '') : '')), space: 60 },
+        // Whole steps only: each x is the index of a label.
+        { incrs: [1, 2, 5, 10, 20, 50, 100], values: (_plot, splits) => splits.map((split) => (Number.isInteger(split) ? (model.labels[split] ?? '') : '')), space: 60 },
         {},
       ],
       series: [
