@@ -2,7 +2,9 @@
 // in the Authorization header (never in a URL).
 import { readKey, signOut } from '../session.ts';
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
+import type { Query } from './types.ts';
+
+export type { Query };
 
 /** An error of the API in its envelope, or a network failure rendered the same way. */
 export class ApiError extends Error {

@@ -1,4 +1,7 @@
 // The wire shapes the console reads (a subset of herd's API reference).
+
+/** A query string's parameters; empty values are left out. */
+export type Query = Record<string, string | number | boolean | undefined | null>;
 export interface Page<T> {
   count: number;
   next: string | null;

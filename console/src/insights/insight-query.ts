@@ -1,8 +1,7 @@
 // What the insights screen asks herd's insight endpoints (/api/projects/:id/insights/…) and how
 // each answer becomes one chart model: x labels, and series of numbers each with the persons URL of
 // every point.
-import type { Query } from '../api/client.ts';
-import type { Person } from '../api/types.ts';
+import type { Person, Query } from '../api/types.ts';
 
 export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnel' | 'retention' | 'paths';
 
@@ -179,10 +178,10 @@ export function chartModel(form: InsightForm, projectId: number, answer: { resul
  * The API path of a persons link, refused unless it is a persons view of this project: a link is
  * fetched with the key, so it must never lead anywhere else.
  */
-export function personsPath(url: string, projectId: number): string | null {
+export function personsPath(url: string, projectId: number, origin: string): string | null {
   let parsed: URL;
   try {
-    parsed = new URL(url, location.origin);
+    parsed = new URL(url, origin);
   } catch {
     return null;
   }

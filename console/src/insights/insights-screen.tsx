@@ -32,7 +32,7 @@ function PointPersons({ point, projectId }: { point: Point; projectId: number })
     action.run(async () => {
       const page = personsOf(await api<unknown>(path));
       setPersons((previous) => (append && previous ? [...previous, ...page.persons] : page.persons));
-      setNext(page.next ? personsPath(page.next, projectId) : null);
+      setNext(page.next ? personsPath(page.next, projectId, location.origin) : null);
     });
   useEffect(() => {
     setPersons(null);
@@ -120,7 +120,7 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
     const line = shown.model.series[series];
     const url = line?.urls[index];
     const title = `${line?.label ?? ''}, ${shown.model.labels[index] ?? ''}`;
-    const path = url ? personsPath(url, projectId) : null;
+    const path = url ? personsPath(url, projectId, location.origin) : null;
     setPointError(path ? null : new ApiError(0, { detail: `No persons link for ${title}.` }));
     setPoint(path ? { title, path } : null);
   };
