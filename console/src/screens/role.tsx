@@ -3,13 +3,14 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { OrganizationMember, Page, Role, RoleMembership } from '../api/types.ts';
-import { ErrorMessage, fieldError, formError, Loading, Notice } from '../components/feedback.tsx';
+import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
 import type { ProjectContext } from '../layout.tsx';
 import { navigate, projectHref } from '../router.ts';
-import { ACCESS_LEVELS, userName } from './role-levels.ts';
+import { RoleFields } from './role-fields.tsx';
+import { userName } from './role-levels.ts';
 
 function EditRole({ role, base, onSaved }: { role: Role; base: string; onSaved: (role: Role) => void }) {
   const [name, setName] = useState(role.name);
@@ -27,23 +28,7 @@ function EditRole({ role, base, onSaved }: { role: Role; base: string; onSaved: 
   return (
     <form class="panel" onSubmit={save} aria-labelledby="edit-role-heading">
       <h2 id="edit-role-heading">Settings</h2>
-      <div class="field">
-        <label for="role-name">Role name</label>
-        <input id="role-name" value={name} onInput={(event) => setName(event.currentTarget.value)} aria-invalid={fieldError(action.error, 'name') ? 'true' : undefined} />
-        <ErrorMessage error={fieldError(action.error, 'name')} />
-      </div>
-      <div class="field">
-        <label for="role-level">Feature flag access</label>
-        <select id="role-level" value={String(level)} onChange={(event) => setLevel(Number(event.currentTarget.value))}>
-          {ACCESS_LEVELS.map(([value, label]) => (
-            <option key={value} value={String(value)}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <ErrorMessage error={fieldError(action.error, 'feature_flags_access_level')} />
-      </div>
-      <ErrorMessage error={formError(action.error, 'name', 'feature_flags_access_level')} />
+      <RoleFields idPrefix="role" name={name} level={level} onName={setName} onLevel={setLevel} error={action.error} />
       {saved ? <Notice>Role saved.</Notice> : null}
       <button type="submit" disabled={action.busy}>
         Save role

@@ -3,13 +3,14 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { Page, Role } from '../api/types.ts';
-import { ErrorMessage, fieldError, formError, Loading } from '../components/feedback.tsx';
+import { ErrorMessage, Loading } from '../components/feedback.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
 import type { ProjectContext } from '../layout.tsx';
 import { navigate, projectHref } from '../router.ts';
-import { accessLabel, ACCESS_LEVELS } from './role-levels.ts';
+import { RoleFields } from './role-fields.tsx';
+import { accessLabel } from './role-levels.ts';
 
 function CreateRole({ base, projectId }: { base: string; projectId: number }) {
   const [name, setName] = useState('');
@@ -25,23 +26,7 @@ function CreateRole({ base, projectId }: { base: string; projectId: number }) {
   return (
     <form class="panel" onSubmit={create} aria-labelledby="new-role-heading">
       <h2 id="new-role-heading">New role</h2>
-      <div class="field">
-        <label for="new-role-name">Role name</label>
-        <input id="new-role-name" value={name} onInput={(event) => setName(event.currentTarget.value)} aria-invalid={fieldError(action.error, 'name') ? 'true' : undefined} />
-        <ErrorMessage error={fieldError(action.error, 'name')} />
-      </div>
-      <div class="field">
-        <label for="new-role-level">Feature flag access</label>
-        <select id="new-role-level" value={String(level)} onChange={(event) => setLevel(Number(event.currentTarget.value))}>
-          {ACCESS_LEVELS.map(([value, label]) => (
-            <option key={value} value={String(value)}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <ErrorMessage error={fieldError(action.error, 'feature_flags_access_level')} />
-      </div>
-      <ErrorMessage error={formError(action.error, 'name', 'feature_flags_access_level')} />
+      <RoleFields idPrefix="new-role" name={name} level={level} onName={setName} onLevel={setLevel} error={action.error} />
       <button type="submit" disabled={action.busy}>
         Create role
       </button>
