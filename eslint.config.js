@@ -48,7 +48,7 @@ const ROUTE_INDEX = { regex: '^\\./index\\.ts$', message: 'Take App and RouteMod
 const routeRules = restrict(['src/http/routes/*.routes.ts'], [...forbiddenFor(1), ROUTE_INDEX]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.herd/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.herd/**', 'coverage/**', 'console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -72,7 +72,25 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'bench/**', 'bin/**', 'test/**', 'scripts/**'],
+    files: ['src/cli/**', 'bench/**', 'bin/**', 'test/**', 'scripts/**', 'console/build.ts'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // The console runs in the browser, and everything it shows may come from a tracked site's
+    // visitors: markup is never built from strings.
+    files: ['console/src/**'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', sessionStorage: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', ResizeObserver: 'readonly', HTMLElement: 'readonly', HTMLDivElement: 'readonly', Event: 'readonly' },
+    },
+    rules: {
+      'no-restricted-properties': ['error',
+        { property: 'innerHTML', message: 'Render captured values as text.' },
+        { property: 'outerHTML', message: 'Render captured values as text.' },
+        { property: 'insertAdjacentHTML', message: 'Render captured values as text.' },
+        { object: 'document', property: 'write', message: 'Render captured values as text.' },
+        { object: 'localStorage', message: 'The key lives in sessionStorage only.' },
+      ],
+      'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render captured values as text.' }],
+    },
   },
 );

@@ -10,10 +10,11 @@ import { personalApiKeyRoutes } from './personal-api-keys.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { roleRoutes } from './roles.routes.ts';
 import { cohortRoutes } from './cohorts.routes.ts';
+import { consoleRoutes } from './console.routes.ts';
 import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes, consoleRoutes];
