@@ -57,7 +57,8 @@ async function processBatch(deps: Deps, db: Db, team: TeamRow, events: PreparedE
     if (event.merge?.source) distinctIds.add(event.merge.source);
   }
   const given = events.filter((event) => event.uuidGiven).map((event) => event.uuid);
-  const loaded = await loadBatch(db, team.id, given, [...distinctIds]);
+  const personless = new Set(events.filter((event) => !event.processPerson).map((event) => event.distinctId));
+  const loaded = await loadBatch(db, team.id, given, [...distinctIds], [...personless]);
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
   const seen = new Set<string>();
   const fresh = events.filter((event) => {

@@ -55,7 +55,7 @@ export async function loadDistinctIds(db: Db, teamId: number, personIds: number[
     .orderBy('person_id')
     .orderBy('id')
     .execute();
-  for (const row of rows) byPerson.get(row.person_id)?.push(row.distinct_id);
+  for (const row of rows) if (row.person_id !== null) byPerson.get(row.person_id)?.push(row.distinct_id);
   return byPerson;
 }
 
