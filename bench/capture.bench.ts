@@ -3,6 +3,8 @@
 // measured in the same run: the same events written by a plain multi-row INSERT into `events`.
 //   node bench/capture.bench.ts                      (PGlite in memory)
 //   node bench/capture.bench.ts --pg "postgres://root@/herd_bench?host=/var/run/postgresql"
+//   --anonymous 0.5: that share of the events are personless $pageviews ($process_person_profile
+//   false, as posthog-js sends before identify) of 5 000 visitors; the rest as above.
 import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -25,21 +27,37 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '100' },
     existing: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
+    anonymous: { type: 'string', default: '0' },
   },
 });
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
 const EXISTING = Number(args.existing);
 const ROUNDS = Number(args.rounds);
+const ANONYMOUS = Number(args.anonymous);
+const VISITORS = 5000;
 
-/** Batches of BATCH events: even ones create a new person, odd ones $set on an existing one. */
+/** Batches of BATCH events: an ANONYMOUS share personless, the others alternately a new person and a $set on an existing one. */
 function makeBatches(round: string, count: number): CaptureEvent[][] {
   const batches: CaptureEvent[][] = [];
   let n = 0;
+  let persons = 0;
   for (let b = 0; n < count; b++) {
     const batch: CaptureEvent[] = [];
     for (let i = 0; i < BATCH && n < count; i++, n++) {
-      const fresh = n % 2 === 0;
+      // Spreads the share evenly: event n is personless when the running share steps past an integer.
+      if (Math.floor((n + 1) * ANONYMOUS) > Math.floor(n * ANONYMOUS)) {
+        const visitor = `visitor-${Math.floor(Math.random() * VISITORS)}`;
+        batch.push({
+          event: '$pageview',
+          distinct_id: visitor,
+          uuid: uuidV7(),
+          timestamp: new Date().toISOString(),
+          properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $process_person_profile: false, round },
+        });
+        continue;
+      }
+      const fresh = persons++ % 2 === 0;
       const distinctId = fresh ? `new-${round}-${n}` : `existing-${Math.floor(Math.random() * EXISTING)}`;
       batch.push({
         event: fresh ? 'signed up' : 'plan changed',
@@ -132,7 +150,10 @@ async function main() {
     { path: 'ingestEvents (persons + events, one transaction per batch)', 'events/s (median)': formatRate(median(rates.ingest)), 'vs baseline': ratio(median(rates.ingest), baseline) },
     { path: 'POST /batch/ (gzip JSON, app.inject)', 'events/s (median)': formatRate(median(rates.http)), 'vs baseline': ratio(median(rates.http), baseline) },
   ];
-  printTable(`Capture on ${describeDatabase(pg)}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, half new persons, half $set on ${EXISTING} existing`, rows);
+  const mix = ANONYMOUS > 0
+    ? `${Math.round(ANONYMOUS * 100)} % personless $pageviews of ${VISITORS} visitors, the rest half new persons, half $set on ${EXISTING} existing`
+    : `half new persons, half $set on ${EXISTING} existing`;
+  printTable(`Capture on ${describeDatabase(pg)}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, ${mix}`, rows);
   await app.close();
   await handle.close();
 }

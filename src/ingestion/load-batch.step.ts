@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { LoadedPerson } from './person-batch.ts';
-import { holdPersonlessIdsSql } from './personless-ids.ts';
+import { holdPersonlessIdsSql, linkedSinceSnapshotSql } from './personless-ids.ts';
 
 /** Thrown when another transaction changed what this one read; the whole batch is retried. */
 export class RetryableConflict extends Error {
@@ -20,6 +20,7 @@ export interface LoadedBatch {
 
 interface Row extends LoadedPerson {
   stored: string[];
+  linked: number;
   distinct_id: string | null;
 }
 
@@ -39,12 +40,14 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
       order by p.id, d.distinct_id
       for update of p, d
     ), held as (${holdPersonlessIdsSql(teamId, personlessIds)})
-    select s.stored, x.*
+    select s.stored, ${linkedSinceSnapshotSql} as linked, x.*
     from (
       select coalesce(array_agg(uuid::text), '{}') as stored
       from events where team_id = ${teamId} and uuid = any(${uuids}::uuid[])
     ) s
     left join lateral (select * from locked) x on true`.execute(db);
+  // An id of a personless event got a person after our snapshot: start over and see it.
+  if ((rows[0]?.linked ?? 0) > 0) throw new RetryableConflict('a distinct id of personless events got a person concurrently');
   const result = new Map<string, number | null>(distinctIds.map((id) => [id, null]));
   const persons = new Map<number, LoadedPerson>();
   for (const row of rows) {

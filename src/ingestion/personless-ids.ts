@@ -6,50 +6,34 @@
 // whose snapshot includes them. Why this design: docs/architecture.md, "Anonymous events".
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { personOf, type PersonBatch } from './person-batch.ts';
-import type { ResolvedEvent } from './resolve-person.step.ts';
 
 /**
  * A CTE of the load statement, after the CTE `locked` (persons and their distinct-id rows, locked
  * for update): for each id of a personless event that `locked` does not show with a person, insert
- * a placeholder, or lock the row that is already there (the DO UPDATE whose WHERE is false locks
- * the conflicting row, waiting first for its writer if it is uncommitted, and changes nothing).
- * Either way this transaction holds the id's row until it commits, so an attach of the id waits.
+ * a placeholder, or lock the row that is already there — an ON CONFLICT DO UPDATE locks the
+ * conflicting row (after waiting for its writer if uncommitted) before it reads its WHERE. Either
+ * way this transaction holds the id's row until it commits, so an attach of the id waits for it.
+ * The WHERE is true only when the row has a person by now (attached by a transaction that committed
+ * after our snapshot): that row is rewritten unchanged and returned, and the batch starts over
+ * (see `linkedSinceSnapshotSql`); a placeholder is locked and left alone.
  * Reading `locked` to its end before the first insert puts every person lock before the
  * placeholder locks, the order the writers of a batch take them in too. Ids in one sorted order,
  * so two loads never wait on each other in a cycle.
  */
 export function holdPersonlessIdsSql(teamId: number, personlessIds: string[]): RawBuilder<unknown> {
-  if (personlessIds.length === 0) return sql`select null::text as distinct_id where false`;
+  if (personlessIds.length === 0) return sql`select null::bigint as person_id where false`;
   return sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
     select ${teamId}::integer, u.id, null::bigint
     from unnest(${personlessIds}::text[]) as u (id)
     where not exists (select 1 from locked l where l.distinct_id = u.id)
     order by u.id
-    on conflict (team_id, distinct_id) do update set person_id = person_distinct_ids.person_id where false
-    returning distinct_id`;
+    on conflict (team_id, distinct_id) do update set person_id = person_distinct_ids.person_id
+      where person_distinct_ids.person_id is not null
+    returning person_id`;
 }
 
-/** The distinct ids this batch stores events of without a person, and leaves without one. */
-export function unlinkedDistinctIds(batch: PersonBatch, events: ResolvedEvent[]): string[] {
-  const ids = new Set<string>();
-  for (const { event, person } of events) {
-    if (person === null && personOf(batch, event.distinctId) === null) ids.add(event.distinctId);
-  }
-  return [...ids];
-}
-
-/**
- * How many of the unlinked ids have a person by now. A later statement than the load, so it sees
- * a person attached by a transaction that committed while the load waited on the id's row: the
- * only case in which the load holds that row too late to keep the attach waiting. Non-zero means
- * the batch must start over and find that person (RetryableConflict).
- */
-export function linkedSinceLoadSql(teamId: number, unlinkedIds: string[]): RawBuilder<number> {
-  if (unlinkedIds.length === 0) return sql<number>`0`;
-  return sql<number>`(select count(*) from person_distinct_ids d
-    where d.team_id = ${teamId}::integer and d.distinct_id = any(${unlinkedIds}::text[]) and d.person_id is not null)::integer`;
-}
+/** Over the CTE `held` (holdPersonlessIdsSql): how many of the ids turned out to have a person. */
+export const linkedSinceSnapshotSql = sql<number>`(select count(*) from held where person_id is not null)::integer`;
 
 /**
  * Events stored without a person under ids that were placeholders and now have one: linked to

@@ -4,12 +4,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
 import { survivorOf, type PersonBatch } from './person-batch.ts';
-import { linkedSinceLoadSql, linkPersonlessEvents, unlinkedDistinctIds } from './personless-ids.ts';
+import { linkPersonlessEvents } from './personless-ids.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
 import { changedExistingPersons, insertWithRandomUuids, writePersonsStepwise, type MergeOutcome } from './write-persons.step.ts';
 import { attachedColumnsSql, chunksOf, insertDistinctIdsSql, insertEventsSql, insertPersonsSql, ROWS_PER_STATEMENT, updatePersonsSql } from './write-sql.ts';
-
-const linkedConflict = () => new RetryableConflict('a distinct id of personless events got a person concurrently');
 
 /** Answers the attached ids that were placeholders. */
 async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedEvent[]): Promise<string[]> {
@@ -17,13 +15,11 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
   const created = batch.created.filter((person) => person.mergedInto === null);
   const changed = changedExistingPersons(batch);
   const updated = changed.length > 0 ? sql`, updated as (${updatePersonsSql(teamId, changed)})` : sql``;
-  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number; placeholders: string[]; linked: number }>`
+  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number; placeholders: string[] }>`
     with new_persons as (${insertPersonsSql(teamId, created)}),
       new_ids as (${insertDistinctIdsSql(teamId, batch.newDistinctIds)})${updated},
       new_events as (${insertEventsSql(teamId, events, true)})
-    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql},
-      ${linkedSinceLoadSql(teamId, unlinkedDistinctIds(batch, events))} as linked`.execute(db);
-  if (rows[0].linked > 0) throw linkedConflict();
+    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.execute(db);
   const byUuid = new Map(created.map((person) => [person.uuid, person]));
   for (const row of rows[0].persons ?? []) {
     const person = byUuid.get(row.uuid);
@@ -56,8 +52,6 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
 async function writeStepwise(db: Db, batch: PersonBatch, events: ResolvedEvent[]): Promise<{ merges: MergeOutcome[]; placeholders: string[] }> {
   const outcome = await writePersonsStepwise(db, batch);
   for (const part of chunksOf(changedExistingPersons(batch))) await updatePersonsSql(batch.teamId, part).execute(db);
-  const { rows } = await sql<{ linked: number }>`select ${linkedSinceLoadSql(batch.teamId, unlinkedDistinctIds(batch, events))} as linked`.execute(db);
-  if (rows[0].linked > 0) throw linkedConflict();
   for (const part of chunksOf(events)) await insertEventsSql(batch.teamId, part, false).execute(db);
   return outcome;
 }
