@@ -15,9 +15,9 @@ import type { TeamRow } from '../src/db/schema.ts';
 import type { Deps } from '../src/deps.ts';
 import { systemClock } from '../src/deps.ts';
 import { ingestEvents, type CaptureEvent } from '../src/ingestion/ingest.ts';
-import { uuidV7 } from '../src/ingestion/uuid.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
+import { captureBatches, seedBatches, VISITORS } from './capture-batches.ts';
 import { describeDatabase, formatRate, median, openBenchDatabase, printTable, ratio, timed, type Row } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -35,43 +35,8 @@ const BATCH = Number(args.batch);
 const EXISTING = Number(args.existing);
 const ROUNDS = Number(args.rounds);
 const ANONYMOUS = Number(args.anonymous);
-const VISITORS = 5000;
 
-/** Batches of BATCH events: an ANONYMOUS share personless, the others alternately a new person and a $set on an existing one. */
-function makeBatches(round: string, count: number): CaptureEvent[][] {
-  const batches: CaptureEvent[][] = [];
-  let n = 0;
-  let persons = 0;
-  for (let b = 0; n < count; b++) {
-    const batch: CaptureEvent[] = [];
-    for (let i = 0; i < BATCH && n < count; i++, n++) {
-      // Spreads the share evenly: event n is personless when the running share steps past an integer.
-      if (Math.floor((n + 1) * ANONYMOUS) > Math.floor(n * ANONYMOUS)) {
-        const visitor = `visitor-${Math.floor(Math.random() * VISITORS)}`;
-        batch.push({
-          event: '$pageview',
-          distinct_id: visitor,
-          uuid: uuidV7(),
-          timestamp: new Date().toISOString(),
-          properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $process_person_profile: false, round },
-        });
-        continue;
-      }
-      const fresh = persons++ % 2 === 0;
-      const distinctId = fresh ? `new-${round}-${n}` : `existing-${Math.floor(Math.random() * EXISTING)}`;
-      batch.push({
-        event: fresh ? 'signed up' : 'plan changed',
-        distinct_id: distinctId,
-        uuid: uuidV7(),
-        timestamp: new Date().toISOString(),
-        properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $browser: 'Firefox', round },
-        $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
-      });
-    }
-    batches.push(batch);
-  }
-  return batches;
-}
+const makeBatches = (round: string, count: number) => captureBatches(round, count, { batch: BATCH, existing: EXISTING, anonymous: ANONYMOUS });
 
 /** The baseline: the same events as rows, one multi-row INSERT per batch, no person work. */
 async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
@@ -105,11 +70,7 @@ async function main() {
   const app = await buildApp(deps);
   const tenant = await makeTenant(handle.db);
   const team = tenant.project;
-  const seedBatches: CaptureEvent[][] = [];
-  for (let i = 0; i < EXISTING; i += 500) {
-    seedBatches.push(Array.from({ length: Math.min(500, EXISTING - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
-  }
-  await ingestAll(deps, team, seedBatches);
+  await ingestAll(deps, team, seedBatches(EXISTING));
   // Steady state: a production table has statistics (autovacuum); a fresh one would mislead the planner.
   await sql`analyze`.execute(handle.db);
 
