@@ -65,7 +65,8 @@ export async function processEvents(log: Logger, trx: Db, teamId: number, events
     if (event.merge?.source) distinctIds.add(event.merge.source);
   }
   const given = events.filter((event) => event.uuidGiven).map((event) => event.uuid);
-  const loaded = await loadBatch(trx, teamId, given, [...distinctIds]);
+  const personless = new Set(events.filter((event) => !event.processPerson).map((event) => event.distinctId));
+  const loaded = await loadBatch(trx, teamId, given, [...distinctIds], [...personless]);
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
   const seen = new Set<string>();
   const fresh = events.filter((event) => {

@@ -90,6 +90,7 @@ export async function addStaticMembers(db: Db, teamId: number, cohortId: number,
     insert into cohort_people (team_id, cohort_id, person_id)
     select distinct ${teamId}::integer, ${cohortId}::integer, d.person_id from person_distinct_ids d
     where d.team_id = ${teamId}::integer and d.distinct_id in (${sql.join(distinctIds.map((id) => sql`${id}::text`))})
+      and d.person_id is not null
     on conflict do nothing`.execute(db);
 }
 

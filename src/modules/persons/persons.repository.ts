@@ -43,7 +43,7 @@ export async function loadDistinctIds(db: Db, teamId: number, personIds: number[
     .orderBy('person_id')
     .orderBy('id')
     .execute();
-  for (const row of rows) byPerson.get(row.person_id)?.push(row.distinct_id);
+  for (const row of rows) if (row.person_id !== null) byPerson.get(row.person_id)?.push(row.distinct_id);
   return byPerson;
 }
 
@@ -232,7 +232,8 @@ export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonR
   }
   if (distinctIds.length > 0) {
     const rows = await db.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', 'in', distinctIds).execute();
-    for (const row of rows) found.add(row.person_id);
+    // A placeholder (person_id null: an id of personless events only) names no person.
+    for (const row of rows) if (row.person_id !== null) found.add(row.person_id);
   }
   return [...found].sort((a, b) => a - b);
 }
