@@ -41,7 +41,7 @@ export const UserBasic = Type.Object({
   first_name: Type.String(),
   last_name: Type.String(),
   email: Type.String(),
-  is_email_verified: Nullable(Type.Boolean()),
+  is_email_verified: Type.Boolean(),
   hedgehog_config: Nullable(Type.Record(Type.String(), Type.Unknown())),
 });
 
