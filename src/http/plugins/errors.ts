@@ -15,7 +15,8 @@ interface AjvError {
   data?: unknown;
 }
 
-const TYPE_MESSAGES: Record<string, string> = {
+/** DRF's words for a value that is not of the declared type. */
+export const TYPE_MESSAGES: Record<string, string> = {
   string: 'Not a valid string.',
   integer: 'A valid integer is required.',
   number: 'A valid number is required.',
