@@ -16,7 +16,7 @@ import { trendsActors } from '../../analytics/trends.query.ts';
 import { Person } from '../../modules/persons/persons.schemas.ts';
 import { toCsv, wantsCsv } from '../../wire/csv.ts';
 import type { PageRequest } from '../../wire/page.ts';
-import { errorResponses, Nullable, ProjectParams } from '../../wire/schemas.ts';
+import { errorResponses, FORMAT_QUERY, Nullable, ProjectParams } from '../../wire/schemas.ts';
 import { requestBaseUrl } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
 import { sendCsv } from '../route-helpers.ts';
@@ -37,7 +37,7 @@ const RetentionEnvelope = Type.Object({
 
 /** The documented query parameters of a view (JSON-encoded where structured); others pass through. */
 const Query = (names: string[]) =>
-  Type.Object(Object.fromEntries(names.map((name) => [name, Type.Optional(Type.String())])), { additionalProperties: true });
+  Type.Object(Object.fromEntries(names.map((name) => [name, name === 'format' ? FORMAT_QUERY.format : Type.Optional(Type.String())])), { additionalProperties: true });
 const COMMON = ['date_from', 'date_to', 'explicit_date', 'properties', 'search', 'limit', 'offset', 'format'];
 const ENTITY = ['events', 'actions', 'entity_id', 'entity_type', 'entity_math', 'entity_order', 'interval'];
 const FUNNEL = ['events', 'actions', 'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'breakdown', 'breakdown_type', 'funnel_window_interval',
