@@ -162,12 +162,15 @@ function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder
     ) u`;
 }
 
-/** Each person's best attempt: most steps, then (with times) the earliest start. */
+/**
+ * Each person's best attempt: most steps, then (with times) the earliest start. With times, the
+ * rows also carry `times`, when the attempt reached each step (null past the last one reached).
+ */
 export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, withTimes = true): RawBuilder<unknown> {
   // Without the times a hash aggregate does; picking the best attempt's times needs a sort.
   if (!withTimes) return sql`select person_id, max(steps) as steps from (${attemptsWithExclusionsSql(context, spec)}) attempts group by person_id`;
   return sql`
-    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts
+    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts, times
     from (${attemptsWithExclusionsSql(context, spec)}) attempts
     order by person_id, steps desc, t0`;
 }

@@ -9,6 +9,7 @@ import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
 import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { breakdownKey, breakdownValueSql } from './trends.query.ts';
 
 const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 
@@ -45,7 +46,7 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
   if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
   const condition = dropOff ? sql`f.steps >= ${from + 1} and f.steps < ${to + 1}` : sql`f.steps >= ${to + 1}`;
   spec.requiredStep = dropOff ? from : to;
-  const period = bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
+  const period = entrancePeriodSql(context, spec);
   return sql`
     select f.person_id from (
       select a.person_id, max(a.steps) as steps
@@ -55,9 +56,27 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
     ) f where ${condition}`;
 }
 
+/** The entrance period of an attempt row `a`: its start's interval bucket in the project's time. */
+export function entrancePeriodSql(context: ViewContext, spec: FunnelSpec): RawBuilder<Date> {
+  return bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
+}
+
 /**
- * `funnel_step_breakdown`: persons whose breakdown value, taken on their first step-1 event in
- * the range (first-touch attribution, era B's default), equals it; `"x"` and `["x"]` are the same.
+ * Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first step-1
+ * event in the range (first-touch attribution, era B's default).
+ */
+export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select distinct on (e.person_id) e.person_id, ${value} as value
+    from events e
+    where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
+      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)}
+    order by e.person_id, e.timestamp`;
+}
+
+/**
+ * `funnel_step_breakdown`: persons whose first-touch breakdown value equals it; `"x"` and `["x"]`
+ * are the same.
  */
 async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;
@@ -81,26 +100,14 @@ async function breakdownSelection(context: ViewContext, raw: RawParams, spec: Fu
     const node = await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'), 'funnel_step_breakdown');
     matches = filterSql(node, context.teamId);
   } else if (type === 'event' || type === 'person') {
-    let key: unknown = raw.breakdown;
-    if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown');
-    if (Array.isArray(key) && key.length === 1) key = key[0];
-    if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
-    const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
-    matches = sql`coalesce(${column}->>${key}, '') = ${String(wanted)}`;
+    matches = sql`${breakdownValueSql(type, breakdownKey(raw))} = ${String(wanted)}`;
   } else {
     throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
   }
-  return sql`f.person_id in (
-    select b.person_id from (
-      select distinct on (e.person_id) e.person_id, ${matches} as matched
-      from events e
-      where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
-        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)}
-      order by e.person_id, e.timestamp
-    ) b where b.matched)`;
+  return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
 }
 
-function isTrendsMode(raw: RawParams): boolean {
+export function isTrendsMode(raw: RawParams): boolean {
   if (stringParam(raw, 'funnel_viz_type') === undefined) return stringParam(raw, 'display') === 'ActionsLineGraph';
   return choiceParam(raw, 'funnel_viz_type', VIZ_TYPES, 'steps') === 'trends';
 }

@@ -93,13 +93,14 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
   }
 }
 
-export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+/**
+ * Rows `(person_id, session, i, key, prev_key, last_i, ts, prev_ts)`: every node of every person's
+ * kept paths (`{i}_{item}`), with the node before it in the same session and when each was reached.
+ */
+export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');
-  const startKey = stringParam(raw, 'path_start_key');
-  const endKey = stringParam(raw, 'path_end_key');
-  const dropoffKey = stringParam(raw, 'path_dropoff_key');
   const excluded = stringList(raw, 'exclude_events');
   const range = rangeParam(raw, context, 'day');
   const types = typeConditions(raw);
@@ -124,13 +125,7 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
   // Only an end point keeps the last steps before it; otherwise the first ones.
   const keepLast = endPoint !== undefined && startPoint === undefined;
   const index = keepLast ? sql`(i - greatest(cut_len - ${stepLimit}, 0))` : sql`i`;
-  let selection: RawBuilder<unknown>;
-  if (dropoffKey !== undefined) selection = sql`k.i = k.last_i and k.key = ${dropoffKey}`;
-  else if (startKey !== undefined || endKey !== undefined) {
-    selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
-  } else selection = sql`true`;
-
-  const paths = sql`
+  return sql`
     with items as (
       select * from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) raw_items
       where ${notExcluded}
@@ -146,16 +141,27 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
     ), bounded as (
       select *, min(pos) filter (where item = ${endPoint ?? null} and pos >= coalesce(start_pos, 1)) over (partition by person_id, session) as end_pos from started
     ), cut as (
-      select person_id, session, item, pos - coalesce(start_pos, 1) + 1 as i, count(*) over (partition by person_id, session) as cut_len
+      select person_id, session, item, ts, pos - coalesce(start_pos, 1) + 1 as i, count(*) over (partition by person_id, session) as cut_len
       from bounded where ${startCut} and ${endCut}
     ), limited as (
-      select person_id, session, item, ${index} as i from cut where ${index} between 1 and ${stepLimit}
-    ), keyed as (
-      select person_id, i, i || '_' || item as key,
-        lag(i || '_' || item) over (partition by person_id, session order by i) as prev_key,
-        max(i) over (partition by person_id, session) as last_i
-      from limited
+      select person_id, session, item, ts, ${index} as i from cut where ${index} between 1 and ${stepLimit}
     )
-    select distinct k.person_id from keyed k where ${selection}`;
+    select person_id, session, i, i || '_' || item as key, ts,
+      lag(i || '_' || item) over (partition by person_id, session order by i) as prev_key,
+      lag(ts) over (partition by person_id, session order by i) as prev_ts,
+      max(i) over (partition by person_id, session) as last_i
+    from limited`;
+}
+
+export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+  const startKey = stringParam(raw, 'path_start_key');
+  const endKey = stringParam(raw, 'path_end_key');
+  const dropoffKey = stringParam(raw, 'path_dropoff_key');
+  let selection: RawBuilder<unknown>;
+  if (dropoffKey !== undefined) selection = sql`k.i = k.last_i and k.key = ${dropoffKey}`;
+  else if (startKey !== undefined || endKey !== undefined) {
+    selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
+  } else selection = sql`true`;
+  const paths = sql`select distinct k.person_id from (${await pathNodesSql(context, raw)}) k where ${selection}`;
   return renderActors(context, await selectPersonsByUuid(context, paths, page), 'store');
 }

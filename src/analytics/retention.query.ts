@@ -32,7 +32,23 @@ export function retentionWindow(dateTo: Date, interval: Interval, total: number)
   return { start, end };
 }
 
-export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
+export interface RetentionSpec {
+  interval: Interval;
+  total: number;
+  /** The cohort index the request selects (selected_interval or breakdown_values). */
+  selected: number;
+  /** The window's end as the request gave it (local time), before rounding. */
+  dateTo: Date;
+  start: Date;
+  end: Date;
+  /** Rows `(person_id, cohort)`: the cohort index of each performer of the target event (first-time: one each). */
+  cohorts: RawBuilder<unknown>;
+  /** Rows `(person_id, period)`: each period in the window where a person performed the returning event. */
+  returned: RawBuilder<unknown>;
+}
+
+/** The retention table's relations, shared by the persons view and the insight. */
+export async function retentionSpec(context: ViewContext, raw: RawParams): Promise<RetentionSpec> {
   const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
   const returning = jsonParam(raw, 'returning_entity') === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
   const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');
@@ -59,19 +75,20 @@ export async function retentionActors(context: ViewContext, raw: RawParams, page
     : sql<number>`floor(extract(epoch from (${t} - ${startSql})) / extract(epoch from ${step}))::int`;
   const common = [sql`e.team_id = ${context.teamId}`, sql`e.person_id is not null`, filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
   const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
-  const cohort = type === 'retention_recurring'
-    ? sql`select distinct e.person_id from events e where ${andSql([...common, entitySql(target, context.teamId), inWindow])} and ${index(local)} = ${selected}`
-    : sql`select f.person_id from (
+  const cohorts = type === 'retention_recurring'
+    ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, entitySql(target, context.teamId), inWindow])}`
+    : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
         select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, entitySql(target, context.teamId)])} group by e.person_id
-      ) f where ${index(localSql(sql.ref('f.first_time'), context.timezone))} = ${selected}
-        and f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
+      ) f where f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
+  const returned = sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, entitySql(returning, context.teamId), inWindow])}`;
+  return { interval, total, selected, dateTo, start, end, cohorts, returned };
+}
+
+export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
+  const { total, selected, cohorts, returned } = await retentionSpec(context, raw);
   const { rows } = await sql<{ person_id: number; periods: number[] | null }>`
-    with cohort as (${cohort}),
-    returned as (
-      select distinct e.person_id, ${index(local)} as period
-      from events e
-      where ${andSql([...common, entitySql(returning, context.teamId), inWindow])} and e.person_id in (select person_id from cohort)
-    )
+    with cohort as (select c.person_id from (${cohorts}) c where c.cohort = ${selected}),
+    returned as (select r.person_id, r.period from (${returned}) r where r.person_id in (select person_id from cohort))
     select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods
     from cohort c
     left join returned r on r.person_id = c.person_id

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
 import { healthRoutes } from './health.routes.ts';
+import { insightRoutes } from './insights.routes.ts';
 import { memberRoutes } from './members.routes.ts';
 import { organizationRoutes } from './organizations.routes.ts';
 import { personAnalyticsRoutes } from './person-analytics.routes.ts';
@@ -21,4 +22,4 @@ export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, Fasti
 
 export type RouteModule = (app: App, deps: Deps) => void | Promise<void>;
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, insightRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes];

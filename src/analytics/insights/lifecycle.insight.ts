@@ -1,0 +1,51 @@
+// Lifecycle (`shown_as=Lifecycle`): per interval of the range, how many persons were new,
+// returning, resurrecting and dormant (counted negative), from the same per-person periods as the
+// lifecycle persons view that each point links to.
+import { sql } from 'kysely';
+import type { ViewContext } from '../actors.ts';
+import { intervalSql } from '../date-range.ts';
+import { LIFECYCLE_TYPES, lifecycleSpec } from '../lifecycle.query.ts';
+import type { RawParams } from '../params.ts';
+import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
+import { personsUrl, rangeParams } from './links.ts';
+import { refuseBreakdown } from './stickiness.insight.ts';
+import { bucketKey, textSql } from './trend-series.query.ts';
+import { actionOf, labelOf, type TrendSeries } from './series.ts';
+
+export async function lifecycleInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+  refuseBreakdown(raw, 'Lifecycle');
+  const spec = await lifecycleSpec(context, raw);
+  const { entity, interval, range, status } = spec;
+  const active = sql`m.period`;
+  const after = sql`m.period + ${intervalSql(interval)}`;
+  // Each active period has one of the three active statuses; the period after it may be dormant.
+  const { rows } = await sql<{ status: string; t: string; persons: number }>`
+    select x.status, ${textSql(sql.ref('x.t'))} as t, count(*) as persons
+    from (${spec.marked}) m
+    cross join lateral (values
+      (case when ${status('new', active)} then 'new' when ${status('returning', active)} then 'returning'
+        when ${status('resurrecting', active)} then 'resurrecting' end, ${active}),
+      (case when ${status('dormant', after)} then 'dormant' end, ${after})
+    ) as x(status, t)
+    where x.status is not null
+    group by 1, 2`.execute(context.db);
+  const counts = new Map(rows.map((row) => [`${row.status} ${row.t}`, Number(row.persons)]));
+  const first = range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
+  const starts = first ? bucketStarts(first, new Date(range.to.getTime() - 1), interval) : [];
+  const days = starts.map((start) => dayText(start, interval));
+  return LIFECYCLE_TYPES.map((type) => {
+    const data = starts.map((start) => (type === 'dormant' ? -1 : 1) * (counts.get(`${type} ${bucketKey(start)}`) ?? 0));
+    return {
+      action: actionOf(entity),
+      label: `${labelOf(entity)} - ${type}`,
+      status: type,
+      count: data.reduce((total, value) => total + value, 0),
+      data,
+      days,
+      labels: starts.map((start) => labelText(start, interval)),
+      persons_urls: starts.map((start) => ({
+        url: personsUrl(context.teamId, 'lifecycle', raw, { ...rangeParams(range), target_date: dayText(start, interval), lifecycle_type: type }),
+      })),
+    };
+  });
+}

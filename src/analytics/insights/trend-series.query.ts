@@ -1,0 +1,157 @@
+// The numbers of one trends series, grouped by breakdown value: per bucket, running (cumulative)
+// or over the whole range. Each mirrors what the trends persons view selects for the point, so a
+// `dau` number is the count of the persons its link lists.
+import { sql, type RawBuilder } from 'kysely';
+import { validationError } from '../../errors.ts';
+import type { ViewContext } from '../actors.ts';
+import { addInterval, bucketSql, formatLocal, localSql, rangeSql, type Interval, type LocalRange } from '../date-range.ts';
+import type { Entity } from '../entities.ts';
+import { andSql } from '../filters.ts';
+import { COUNT_MATHS, PROPERTY_MATHS } from '../trends.query.ts';
+import { startsSql } from './buckets.ts';
+
+/** How a series turns events into one number. */
+export type Measure =
+  | { kind: 'aggregate'; value: RawBuilder<unknown> }
+  | { kind: 'distinct'; key: RawBuilder<unknown>; condition: RawBuilder<unknown> }
+  | { kind: 'active'; key: RawBuilder<unknown>; condition: RawBuilder<unknown>; days: number };
+
+export function measureOf(entity: Entity, interval: Interval): Measure {
+  const math = entity.math;
+  if (math === 'total') return { kind: 'aggregate', value: sql`count(*)` };
+  if (math === 'dau') return { kind: 'distinct', key: sql`e.person_id`, condition: sql`e.person_id is not null` };
+  if (math === 'unique_session') {
+    return { kind: 'distinct', key: sql`e.properties->>'$session_id'`, condition: sql`e.properties->>'$session_id' is not null` };
+  }
+  if (math === 'weekly_active' || math === 'monthly_active') {
+    // The persons view counts the trailing week/month in days; hours have no such window.
+    if (interval === 'hour') throw validationError(`Math "${math}" needs an interval of a day or longer.`, 'interval');
+    return { kind: 'active', key: sql`e.person_id`, condition: sql`e.person_id is not null`, days: math === 'weekly_active' ? 6 : 29 };
+  }
+  const aggregate = PROPERTY_MATHS[math];
+  if (!aggregate || COUNT_MATHS.includes(math)) throw validationError(`Math "${math}" is not supported.`, 'events');
+  if (!entity.mathProperty) throw validationError(`Math "${math}" needs a math_property.`, 'events');
+  const property = sql`e.properties->${entity.mathProperty}`;
+  const numeric = sql`case when jsonb_typeof(${property}) = 'number' then (${property})::text::numeric end`;
+  return { kind: 'aggregate', value: sql`coalesce((${aggregate(numeric)})::float8, 0)` };
+}
+
+export interface SeriesQuery {
+  context: ViewContext;
+  /** Conditions on the event row `e` besides the time range. */
+  where: RawBuilder<unknown>[];
+  measure: Measure;
+  /** The breakdown value of `e` ('' without a breakdown). */
+  group: RawBuilder<unknown>;
+  interval: Interval;
+}
+
+/** `group` → value, keyed by bucket start text (`YYYY-MM-DD HH:MM:SS`) or '' for a whole-range number. */
+export type SeriesValues = Map<string, Map<string, number>>;
+
+function collect(rows: { g: string; b: string | null; v: number | string }[]): SeriesValues {
+  const values: SeriesValues = new Map();
+  for (const row of rows) {
+    if (!values.has(row.g)) values.set(row.g, new Map());
+    values.get(row.g)?.set(row.b ?? '', Number(row.v));
+  }
+  return values;
+}
+
+/** The active maths look back from each bucket: their events start that many days earlier. */
+function widen(range: LocalRange, measure: Measure): LocalRange {
+  return measure.kind === 'active' && range.from ? { from: addInterval(range.from, 'day', -measure.days), to: range.to } : range;
+}
+
+/** One number per bucket of `starts` (whole buckets, as the persons view of a point selects). */
+export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<SeriesValues> {
+  const { context, measure, group, interval } = query;
+  const window = widen({ from: starts[0], to: addInterval(starts[starts.length - 1], interval, 1) }, measure);
+  const local = localSql(sql.ref('e.timestamp'), context.timezone);
+  const bucket = bucketSql(local, interval);
+  const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
+  if (measure.kind === 'aggregate') {
+    return collect((await sql<{ g: string; b: string; v: number }>`
+      select ${group} as g, ${textSql(bucket)} as b, ${measure.value} as v
+      from events e where ${andSql(base)} group by 1, 2`.execute(context.db)).rows);
+  }
+  if (measure.kind === 'distinct') {
+    // Distinct pairs first: a hash aggregate (parallel where the server can), not a sort per bucket.
+    return collect((await sql<{ g: string; b: string; v: number }>`
+      select g, ${textSql(sql.ref('b'))} as b, count(*) as v from (
+        select distinct ${group} as g, ${bucket} as b, ${measure.key} as k
+        from events e where ${andSql([...base, measure.condition])}
+      ) d group by 1, 2`.execute(context.db)).rows);
+  }
+  // Active users: each bucket counts the keys seen from `days` days before its start to its end.
+  const ends = starts.map((start) => addInterval(start, interval, 1));
+  return collect((await sql<{ g: string; b: string; v: number }>`
+    with seen as (
+      select distinct ${group} as g, date_trunc('day', ${local}) as d, ${measure.key} as k
+      from events e where ${andSql([...base, measure.condition])}
+    )
+    select s.g, ${textSql(sql.ref('w.start'))} as b, count(distinct s.k) as v
+    from unnest(${startsSql(starts)}, ${startsSql(ends)}) as w(start, stop)
+    join seen s on s.d >= w.start - ${measure.days} * interval '1 day' and s.d < w.stop
+    group by 1, 2`.execute(context.db)).rows);
+}
+
+/**
+ * Running numbers from the range start to each bucket's end: aggregates are summed by the
+ * caller; distinct keys count once, in the bucket where first seen.
+ */
+export async function firstSeenValues(query: SeriesQuery, range: LocalRange, end: Date): Promise<SeriesValues> {
+  const { context, measure, group, interval } = query;
+  const window = widen({ from: range.from, to: end }, measure);
+  const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
+  const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
+  if (measure.kind === 'aggregate') {
+    return collect((await sql<{ g: string; b: string; v: number }>`
+      select ${group} as g, ${textSql(bucket)} as b, ${measure.value} as v
+      from events e where ${andSql(base)} group by 1, 2`.execute(context.db)).rows);
+  }
+  return collect((await sql<{ g: string; b: string; v: number }>`
+    select g, ${textSql(sql.ref('b'))} as b, count(*) as v from (
+      select ${group} as g, ${measure.key} as k, min(${bucket}) as b
+      from events e where ${andSql([...base, measure.condition])} group by 1, 2
+    ) f group by 1, 2`.execute(context.db)).rows);
+}
+
+/** One number over the whole range (the displays that show a single value). */
+export async function rangeValues(query: SeriesQuery, range: LocalRange): Promise<SeriesValues> {
+  const { context, measure, group } = query;
+  const base = [...query.where, rangeSql(sql.ref('e.timestamp'), widen(range, measure), context.timezone)];
+  if (measure.kind === 'aggregate') {
+    return collect((await sql<{ g: string; b: null; v: number }>`
+      select ${group} as g, null as b, ${measure.value} as v from events e where ${andSql(base)} group by 1`.execute(context.db)).rows);
+  }
+  return collect((await sql<{ g: string; b: null; v: number }>`
+    select g, null as b, count(*) as v from (
+      select distinct ${group} as g, ${measure.key} as k from events e where ${andSql([...base, measure.condition])}
+    ) d group by 1`.execute(context.db)).rows);
+}
+
+/** The most frequent breakdown values of the series over its range, most events first. */
+export async function topGroups(query: SeriesQuery, range: LocalRange, limit: number): Promise<string[]> {
+  const { context } = query;
+  const base = [...query.where, rangeSql(sql.ref('e.timestamp'), widen(range, query.measure), context.timezone)];
+  const { rows } = await sql<{ g: string }>`
+    select ${query.group} as g from events e where ${andSql(base)}
+    group by 1 order by count(*) desc, 1 limit ${limit}`.execute(context.db);
+  return rows.map((row) => row.g);
+}
+
+/** The local time of the earliest event of the series (for `date_from=all`), or null. */
+export async function earliestEvent(query: SeriesQuery): Promise<Date | null> {
+  const { rows } = await sql<{ first: string | null }>`
+    select ${textSql(sql`min(${localSql(sql.ref('e.timestamp'), query.context.timezone)})`)} as first
+    from events e where ${andSql(query.where)}`.execute(query.context.db);
+  const first = rows[0]?.first;
+  return first ? new Date(`${first.replace(' ', 'T')}Z`) : null;
+}
+
+/** A local timestamp as `YYYY-MM-DD HH:MM:SS`, whatever the session's DateStyle. */
+export const textSql = (local: RawBuilder<unknown>) => sql<string>`to_char(${local}, 'YYYY-MM-DD HH24:MI:SS')`;
+
+/** The key of a bucket in SeriesValues: its start as `textSql` writes it. */
+export const bucketKey = (start: Date) => formatLocal(start).slice(0, 19);

@@ -1,0 +1,39 @@
+// Request helpers for the insight endpoints and the persons links they answer.
+import type { AnalyticsContext, ViewResponse } from './analytics-factories.ts';
+
+function queryString(params: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+async function send(a: AnalyticsContext, method: 'GET' | 'POST', url: string, body?: unknown, headers = a.tenant.headers): Promise<ViewResponse> {
+  const res = await a.ctx.app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+  let parsed: unknown;
+  try {
+    parsed = res.json();
+  } catch {
+    parsed = null;
+  }
+  return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers as Record<string, unknown> };
+}
+
+/** GET an insight with query parameters (structured ones JSON-encoded). */
+export const getInsight = (a: AnalyticsContext, name: string, params: Record<string, unknown>, teamId: number = a.teamId, headers = a.tenant.headers) =>
+  send(a, 'GET', `/api/projects/${teamId}/insights/${name}/${queryString(params)}`, undefined, headers);
+
+/** POST an insight with a JSON body. */
+export const postInsight = (a: AnalyticsContext, name: string, body: unknown, teamId: number = a.teamId) =>
+  send(a, 'POST', `/api/projects/${teamId}/insights/${name}/`, body);
+
+/** GET a persons link of an insight (a path of the API) with the same key. */
+export const followLink = (a: AnalyticsContext, url: string) => send(a, 'GET', url);
+
+/** The uuids a persons link lists (the whole list: the tests keep under one page). */
+export async function linkedUuids(a: AnalyticsContext, url: string): Promise<string[]> {
+  const res = await followLink(a, url);
+  if (res.status !== 200) throw new Error(`${url} → ${res.status} ${res.text}`);
+  const people: { uuid: string }[] = res.body.results ? res.body.results[0].people : res.body.result.map((row: { person: { uuid: string } }) => row.person);
+  return people.map((person) => person.uuid).sort();
+}
