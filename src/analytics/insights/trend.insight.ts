@@ -96,7 +96,11 @@ export async function trendsSeries(context: ViewContext, raw: RawParams): Promis
       }
       const byBucket = values.get(group.key) ?? new Map<string, number>();
       let data = starts.map((start) => byBucket.get(bucketKey(start)) ?? 0);
-      if (cumulative) data = data.map((_, i) => sum(data.slice(0, i + 1)));
+      if (cumulative) {
+        // Active-user maths look back before the range: keys first seen there count from the first point.
+        const before = sum([...byBucket].filter(([key]) => key < bucketKey(starts[0])).map(([, value]) => value));
+        data = data.map((_, i) => before + sum(data.slice(0, i + 1)));
+      }
       const persons_urls = starts.map((start) => ({
         url: personsUrl(context.teamId, 'trends', raw, {
           ...point,
