@@ -7,7 +7,8 @@ import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext 
 import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
-import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
+import { funnelReachSql } from './funnel-reach.ts';
+import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
 import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
 import { breakdownKey, breakdownValueSql } from './trends.query.ts';
 
@@ -115,7 +116,7 @@ export function isTrendsMode(raw: RawParams): boolean {
 async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
   const { condition, minSteps } = stepSelection(raw, spec.steps.length);
   spec.requiredStep = minSteps - 1;
-  return sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
+  return sql`select f.person_id from (${funnelReachSql(context, spec)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
 }
 
 export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {

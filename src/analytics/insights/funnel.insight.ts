@@ -9,7 +9,8 @@ import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
 import { entrancePeriodSql, firstTouchSql, isTrendsMode } from '../funnel.query.ts';
-import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from '../funnel-steps.ts';
+import { funnelReachSql } from '../funnel-reach.ts';
+import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from '../funnel-steps.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from '../params.ts';
 import { breakdownKey, breakdownValueSql } from '../trends.query.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
@@ -46,7 +47,10 @@ const DEFAULT_BREAKDOWN_LIMIT = 25;
 
 type Counts = Record<string, number | null>;
 
-/** Per step k (1-based): `c{k}` persons reaching it, `a{k}`/`m{k}` mean/median seconds from step k-1. */
+/**
+ * Per step k (1-based): `c{k}` persons reaching it, `a{k}`/`m{k}` mean/median seconds between the
+ * first time each of them reached step k-1 and the first time they reached step k.
+ */
 function countsSql(spec: FunnelSpec): RawBuilder<unknown> {
   const columns: RawBuilder<unknown>[] = [];
   spec.steps.forEach((_, i) => {
@@ -55,7 +59,7 @@ function countsSql(spec: FunnelSpec): RawBuilder<unknown> {
     columns.push(sql`count(*) filter (where ${reached}) as ${sql.ref(`c${k}`)}`);
     if (k === 1) return;
     // Unordered attempts carry no per-step times: their conversion times are null.
-    const gap = spec.order === 'unordered' ? sql`null::float8` : sql`extract(epoch from f.times[${sql.lit(k)}] - f.times[${sql.lit(k - 1)}])::float8`;
+    const gap = spec.order === 'unordered' ? sql`null::float8` : sql`extract(epoch from f.reached[${sql.lit(k)}] - f.reached[${sql.lit(k - 1)}])::float8`;
     columns.push(sql`avg(${gap}) filter (where ${reached}) as ${sql.ref(`a${k}`)}`);
     columns.push(sql`percentile_cont(0.5) within group (order by ${gap}) filter (where ${reached}) as ${sql.ref(`m${k}`)}`);
   });
@@ -109,7 +113,7 @@ async function breakdownGroups(context: ViewContext, raw: RawParams): Promise<Br
 }
 
 async function stepsInsight(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<FunnelStep[] | FunnelStep[][]> {
-  const persons = funnelPersonsSql(context, spec, true);
+  const persons = funnelReachSql(context, spec);
   if (raw.breakdown === undefined || raw.breakdown === null || raw.breakdown === '') {
     const { rows } = await sql<Counts>`select ${countsSql(spec)} from (${persons}) f`.execute(context.db);
     return stepsOf(context, raw, spec, rows[0], {});
