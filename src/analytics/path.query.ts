@@ -7,6 +7,7 @@ import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext 
 import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
 import { stepSelection } from './funnel.query.ts';
+import { pathSessionNodesSql } from './path-sessions.ts';
 import { attemptsWithExclusionsSql, parseFunnel } from './funnel-steps.ts';
 import { choiceParam, rangeParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
 
@@ -94,7 +95,7 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
 }
 
 /**
- * Rows `(person_id, session, i, key, prev_key, last_i, ts, prev_ts)`: every node of every person's
+ * Rows `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: every node of every person's
  * kept paths (`{i}_{item}`), with the node before it in the same session and when each was reached.
  */
 export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
@@ -118,39 +119,9 @@ export async function pathNodesSql(context: ViewContext, raw: RawParams): Promis
     types.condition,
     await funnelPathSql(context, raw),
   ]);
-  const notExcluded = excluded.length ? sql`item not in (${sql.join(excluded)})` : sql`true`;
-  const session = sql`partition by person_id, session order by ts, id`;
-  const startCut = startPoint === undefined ? sql`true` : sql`start_pos is not null and pos >= start_pos`;
-  const endCut = endPoint === undefined ? sql`true` : sql`end_pos is not null and pos <= end_pos`;
-  // Only an end point keeps the last steps before it; otherwise the first ones.
-  const keepLast = endPoint !== undefined && startPoint === undefined;
-  const index = keepLast ? sql`(i - greatest(cut_len - ${stepLimit}, 0))` : sql`i`;
-  return sql`
-    with items as (
-      select * from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) raw_items
-      where ${notExcluded}
-    ), sessions as (
-      select *, sum(case when prev_ts is null or ts - prev_ts >= interval '30 minutes' then 1 else 0 end) over (partition by person_id order by ts, id) as session
-      from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from items) gaps
-    ), positioned as (
-      select *, row_number() over (${session}) as pos
-      from (select *, lag(item) over (${session}) as prev_item from sessions) d
-      where prev_item is distinct from item
-    ), started as (
-      select *, min(pos) filter (where item = ${startPoint ?? null}) over (partition by person_id, session) as start_pos from positioned
-    ), bounded as (
-      select *, min(pos) filter (where item = ${endPoint ?? null} and pos >= coalesce(start_pos, 1)) over (partition by person_id, session) as end_pos from started
-    ), cut as (
-      select person_id, session, item, ts, pos - coalesce(start_pos, 1) + 1 as i, count(*) over (partition by person_id, session) as cut_len
-      from bounded where ${startCut} and ${endCut}
-    ), limited as (
-      select person_id, session, item, ts, ${index} as i from cut where ${index} between 1 and ${stepLimit}
-    )
-    select person_id, session, i, i || '_' || item as key, ts,
-      lag(i || '_' || item) over (partition by person_id, session order by i) as prev_key,
-      lag(ts) over (partition by person_id, session order by i) as prev_ts,
-      max(i) over (partition by person_id, session) as last_i
-    from limited`;
+  const notExcluded = excluded.length ? sql`i.item not in (${sql.join(excluded)})` : sql`true`;
+  const items = sql`select i.* from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) i where ${notExcluded}`;
+  return pathSessionNodesSql(items, { stepLimit, startPoint, endPoint });
 }
 
 export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
@@ -158,7 +129,7 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
   const endKey = stringParam(raw, 'path_end_key');
   const dropoffKey = stringParam(raw, 'path_dropoff_key');
   let selection: RawBuilder<unknown>;
-  if (dropoffKey !== undefined) selection = sql`k.i = k.last_i and k.key = ${dropoffKey}`;
+  if (dropoffKey !== undefined) selection = sql`k.last and k.key = ${dropoffKey}`;
   else if (startKey !== undefined || endKey !== undefined) {
     selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
   } else selection = sql`true`;

@@ -32,7 +32,7 @@ export const worldArbitrary: fc.Arbitrary<World> = fc.record({
     event: fc.constantFrom(...EVENT_NAMES),
     day: fc.integer({ min: 0, max: 9 }),
     // Minutes of the day, coarse enough that sessions (30 minutes) sometimes hold several events.
-    minute: fc.integer({ min: 0, max: 95 }).map((slot) => slot * 15),
+    minute: fc.integer({ min: 0, max: 8 }).map((slot) => slot * 15),
     color: fc.constantFrom('red', 'blue', null),
   }), { minLength: 4, maxLength: 30 }),
 });
@@ -76,3 +76,40 @@ export function agree(what: string, number: number, persons: number): void {
 }
 
 export const dayText = (day: number) => at(day).slice(0, 10);
+
+/** Path edges of a world by the paths semantics (analytics.md §8), computed here: `source > target` → persons. */
+export function referenceEdges(world: World, options: { stepLimit: number; pageviewsOnly: boolean; startPoint: string | null; endPoint: string | null }): Record<string, number> {
+  const persons = new Map<string, Set<number>>();
+  world.persons.forEach((_, index) => {
+    const items = world.events
+      .map((event, order) => ({ ...event, order }))
+      .filter((event) => event.person % world.persons.length === index && (!options.pageviewsOnly || event.event === 'a'))
+      .sort((x, y) => x.day * 1440 + x.minute - (y.day * 1440 + y.minute) || x.order - y.order)
+      .map((event) => ({ time: event.day * 1440 + event.minute, item: event.event === 'a' ? `https://x.io${PAGES[(event.minute / 15) % PAGES.length]}` : event.event }));
+    const sessions: string[][] = [];
+    items.forEach((entry, i) => {
+      if (i === 0 || entry.time - items[i - 1].time >= 30) sessions.push([]);
+      const session = sessions[sessions.length - 1];
+      if (session[session.length - 1] !== entry.item) session.push(entry.item);
+    });
+    for (let path of sessions) {
+      if (options.startPoint) {
+        const at = path.indexOf(options.startPoint);
+        if (at < 0) continue;
+        path = path.slice(at);
+      }
+      if (options.endPoint) {
+        const at = path.indexOf(options.endPoint);
+        if (at < 0) continue;
+        path = path.slice(0, at + 1);
+      }
+      path = options.endPoint && !options.startPoint ? path.slice(-options.stepLimit) : path.slice(0, options.stepLimit);
+      for (let i = 1; i < path.length; i++) {
+        const edge = `${i}_${path[i - 1]} > ${i + 1}_${path[i]}`;
+        if (!persons.has(edge)) persons.set(edge, new Set());
+        persons.get(edge)?.add(index);
+      }
+    }
+  });
+  return Object.fromEntries([...persons].map(([edge, set]) => [edge, set.size]));
+}

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { setupAnalytics, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { agree, dayText, linkedCount, linkedRows, worldArbitrary, writeWorld } from '../helpers/insight-arbitraries.ts';
+import { agree, dayText, linkedCount, linkedRows, referenceEdges, worldArbitrary, writeWorld } from '../helpers/insight-arbitraries.ts';
 import { getInsight, postInsight } from '../helpers/insights.ts';
 
 const RUNS = 25;
@@ -26,7 +26,7 @@ describe('insights agree with their persons views', () => {
   it('trends: each dau / weekly_active number counts the persons of its link, per point, breakdown and display', async (t) => {
     const filter = fc.record({
       entities: fc.subarray(['a', 'b', 'c'], { minLength: 1 }),
-      math: fc.constantFrom('dau', 'weekly_active'),
+      math: fc.constantFrom('dau', 'weekly_active', 'monthly_active'),
       interval: fc.constantFrom('day', 'week'),
       range: rangeArbitrary,
       breakdown: fc.constantFrom(null, 'color', 'plan'),
@@ -166,13 +166,51 @@ describe('insights agree with their persons views', () => {
   });
 
   it('paths: each edge counts the persons who took it', async () => {
-    const filter = fc.record({ range: rangeArbitrary, stepLimit: fc.integer({ min: 2, max: 4 }), pageviewsOnly: fc.boolean() });
+    const filter = fc.record({
+      range: rangeArbitrary,
+      stepLimit: fc.integer({ min: 2, max: 4 }),
+      pageviewsOnly: fc.boolean(),
+      startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
+      endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
+    });
     await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
       const teamId = await writeWorld(a, world);
-      const params = { ...f.range, step_limit: String(f.stepLimit), ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}) };
+      const params = {
+        ...f.range,
+        step_limit: String(f.stepLimit),
+        ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
+        ...(f.startPoint ? { start_point: f.startPoint } : {}),
+        ...(f.endPoint ? { end_point: f.endPoint } : {}),
+      };
       const res = await getInsight(a, 'path', params, teamId);
       assert.equal(res.status, 200, res.text);
       for (const edge of res.body.result) agree(`edge ${edge.source} → ${edge.target}`, edge.value, await linkedCount(a, edge.people_url));
     }), { numRuns: RUNS });
   });
+
+  it('paths: the edges are those of the sessions the semantics describe (a reference in the test)', async () => {
+    const filter = fc.record({
+      stepLimit: fc.integer({ min: 2, max: 4 }),
+      pageviewsOnly: fc.boolean(),
+      startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
+      endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
+    });
+    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+      const teamId = await writeWorld(a, world);
+      const params = {
+        date_from: '2023-12-01',
+        date_to: '2024-02-01',
+        edge_limit: '10000',
+        step_limit: String(f.stepLimit),
+        ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
+        ...(f.startPoint ? { start_point: f.startPoint } : {}),
+        ...(f.endPoint ? { end_point: f.endPoint } : {}),
+      };
+      const res = await getInsight(a, 'path', params, teamId);
+      assert.equal(res.status, 200, res.text);
+      const answered = Object.fromEntries(res.body.result.map((edge: { source: string; target: string; value: number }) => [`${edge.source} > ${edge.target}`, edge.value]));
+      assert.deepEqual(answered, referenceEdges(world, f));
+    }), { numRuns: RUNS * 2 });
+  });
 });
+

@@ -83,6 +83,7 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
         from events e where ${andSql([...base, measure.condition])}
       ) d group by 1, 2`.execute(context.db)).rows);
   }
+  if (interval === 'day') return activeByDay(query, measure, base, starts);
   // Active users: each bucket counts the keys seen from `days` days before its start to its end.
   const ends = starts.map((start) => addInterval(start, interval, 1));
   return collect((await sql<{ g: string; b: string; v: number }>`
@@ -94,6 +95,41 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
     from unnest(${startsSql(starts)}, ${startsSql(ends)}) as w(start, stop)
     join seen s on s.d >= w.start - ${measure.days} * interval '1 day' and s.d < w.stop
     group by 1, 2`.execute(context.db)).rows);
+}
+
+/**
+ * Active users per day without joining each day to its trailing window: a key seen on day d counts
+ * on days d … d+days; beyond the days its previous sighting already covers, that adds +1 from
+ * max(d, previous + days + 1) and -1 after d + days. Each day's number is the running sum.
+ */
+async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, base: RawBuilder<unknown>[], starts: Date[]): Promise<SeriesValues> {
+  const { context, group } = query;
+  const after = sql`${measure.days + 1} * interval '1 day'`;
+  const { rows } = await sql<{ g: string; at: string; delta: number }>`
+    with seen as (
+      select distinct ${group} as g, ${measure.key} as k, date_trunc('day', ${localSql(sql.ref('e.timestamp'), context.timezone)}) as d
+      from events e where ${andSql([...base, measure.condition])}
+    ), spans as (
+      select g, d, lag(d) over (partition by g, k order by d) as prev from seen
+    )
+    select g, ${textSql(sql.ref('at'))} as at, sum(delta)::int as delta from (
+      select g, greatest(d, prev + ${after}) as at, 1 as delta from spans
+      union all
+      select g, d + ${after}, -1 from spans
+    ) changes group by 1, 2 order by 1, 2`.execute(context.db);
+  const values: SeriesValues = new Map();
+  const keys = starts.map(bucketKey);
+  for (const [g, changes] of Map.groupBy(rows, (row) => row.g)) {
+    const byDay = new Map<string, number>();
+    let running = 0;
+    let next = 0;
+    for (const key of keys) {
+      while (next < changes.length && changes[next].at <= key) running += Number(changes[next++].delta);
+      byDay.set(key, running);
+    }
+    values.set(g, byDay);
+  }
+  return values;
 }
 
 /**
