@@ -26,7 +26,7 @@ function orderedReachSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unk
     level = sql`select l.*, max(${start(k - 1)}) over (partition by person_id order by ts, id ${frame}) as ${latest(k - 1)} from (${level}) l`;
   }
   const indexes = steps.map((_, k) => k);
-  const reachedHere = sql`greatest(${sql.join(indexes.map((k) => sql`case when ${start(k)} is not null then ${k + 1} end`))})`;
+  const reachedHere = sql`greatest(${sql.join(indexes.map((k) => sql`case when ${start(k)} is not null then ${sql.lit(k + 1)} end`))})`;
   return sql`
     select person_id, max(${reachedHere}) as steps,
       array[${sql.join(indexes.map((k) => sql`min(ts) filter (where ${start(k)} is not null)`))}] as reached

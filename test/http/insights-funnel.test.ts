@@ -99,6 +99,19 @@ describe('insights/funnel', () => {
     assert.deepEqual(partial.body.result[0].data, [100, 100, 0, 0, 0]);
   });
 
+  it('counts steps past nine as numbers (ten steps of one event)', async () => {
+    const db = a.ctx.deps.db;
+    const ten = await makePerson(db, a.teamId, { distinctIds: ['ten'] });
+    const nine = await makePerson(db, a.teamId, { distinctIds: ['nine'] });
+    await makeEvents(db, a.teamId, ten, Array.from({ length: 10 }, (_, i): [string, string] => ['tick', `2024-01-06T10:0${i}:00Z`]));
+    await makeEvents(db, a.teamId, nine, Array.from({ length: 9 }, (_, i): [string, string] => ['tick', `2024-01-06T11:0${i}:00Z`]));
+    const res = await getInsight(a, 'funnel', { events: Array.from({ length: 10 }, (_, order) => ({ id: 'tick', order })), ...range });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.result.map((step: { count: number }) => step.count), [2, 2, 2, 2, 2, 2, 2, 2, 2, 1]);
+    assert.deepEqual(await linkedUuids(a, res.body.result[9].converted_people_url), [ten.uuid]);
+    assert.deepEqual(await linkedUuids(a, res.body.result[9].dropped_people_url), [nine.uuid]);
+  });
+
   it('answers 400 naming the parameter for bad input', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ ...range }, 'events'],
