@@ -26,6 +26,8 @@ export interface FunnelSpec {
    * such an event cannot reach it, so their events are skipped before the per-person passes.
    */
   requiredStep?: number;
+  /** The person slice (person-slices.ts) the funnel's events are read for. */
+  slice?: RawBuilder<unknown>;
 }
 
 export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
@@ -99,6 +101,7 @@ export function funnelEventsSql(context: ViewContext, spec: FunnelSpec, extra: R
     spec.search,
     matchAny,
     extra,
+    spec.slice ?? sql`true`,
   ]);
   const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
   return sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;

@@ -32,8 +32,11 @@ export function stepSelection(raw: RawParams, stepCount: number): { condition: R
   return { condition: sql`f.steps = ${-step - 1}`, minSteps: -step - 1 };
 }
 
+/** A selection of persons, built for each person slice (person-slices.ts). */
+export type Selection = (slice: RawBuilder<unknown>) => RawBuilder<unknown>;
+
 /** Funnel trends: the persons entering in one period who converted (drop_off=false) or dropped off. */
-function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): RawBuilder<unknown> {
+function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Selection {
   const dropOff = boolParam(raw, 'drop_off');
   if (dropOff === undefined) throw validationError('Filter parameter drop_off must be provided and a bool for funnel trends persons!', 'drop_off', 'required');
   const entranceRaw = stringParam(raw, 'entrance_period_start');
@@ -48,10 +51,10 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
   const condition = dropOff ? sql`f.steps >= ${from + 1} and f.steps < ${to + 1}` : sql`f.steps >= ${to + 1}`;
   spec.requiredStep = dropOff ? from : to;
   const period = entrancePeriodSql(context, spec);
-  return sql`
+  return (slice) => sql`
     select f.person_id from (
       select a.person_id, max(a.steps) as steps
-      from (${attemptsWithExclusionsSql(context, spec)}) a
+      from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) a
       where ${period} = ${formatLocal(entrance)}::timestamp
       group by a.person_id
     ) f where ${condition}`;
@@ -71,7 +74,7 @@ export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: Raw
     select distinct on (e.person_id) e.person_id, ${value} as value
     from events e
     where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
-      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)}
+      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${spec.slice ?? sql`true`}
     order by e.person_id, e.timestamp`;
 }
 
@@ -79,9 +82,9 @@ export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: Raw
  * `funnel_step_breakdown`: persons whose first-touch breakdown value equals it; `"x"` and `["x"]`
  * are the same.
  */
-async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+async function breakdownSelection(context: ViewContext, raw: RawParams): Promise<(spec: FunnelSpec) => RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;
-  if (given === undefined || given === null || given === '') return sql`true`;
+  if (given === undefined || given === null || given === '') return () => sql`true`;
   let wanted: unknown = given;
   if (typeof given === 'string') {
     try {
@@ -105,7 +108,7 @@ async function breakdownSelection(context: ViewContext, raw: RawParams, spec: Fu
   } else {
     throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
   }
-  return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
+  return (spec) => sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
 }
 
 export function isTrendsMode(raw: RawParams): boolean {
@@ -113,10 +116,14 @@ export function isTrendsMode(raw: RawParams): boolean {
   return choiceParam(raw, 'funnel_viz_type', VIZ_TYPES, 'steps') === 'trends';
 }
 
-async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<Selection> {
   const { condition, minSteps } = stepSelection(raw, spec.steps.length);
   spec.requiredStep = minSteps - 1;
-  return sql`select f.person_id from (${funnelReachSql(context, spec)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
+  const breakdown = await breakdownSelection(context, raw);
+  return (slice) => {
+    const sliced = { ...spec, slice };
+    return sql`select f.person_id from (${funnelReachSql(context, sliced)}) f where ${condition} and ${breakdown(sliced)}`;
+  };
 }
 
 export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {

@@ -4,6 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { acrossSlices } from './person-slices.ts';
 import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate, type Interval, type LocalRange } from './date-range.ts';
 import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
@@ -25,8 +26,8 @@ export interface LifecycleSpec {
   entity: Entity;
   interval: Interval;
   range: LocalRange;
-  /** Rows `(person_id, period, prev, next, created)`: each active period of each person, beside its neighbours. */
-  marked: RawBuilder<unknown>;
+  /** Rows `(person_id, period, prev, next, created)`: each active period of each person of a slice, beside its neighbours. */
+  marked(slice: RawBuilder<unknown>): RawBuilder<unknown>;
   /** The condition on a `marked` row `m` that its person has the status at period `target`. */
   status(type: LifecycleType, target: RawBuilder<unknown>): RawBuilder<unknown>;
 }
@@ -50,7 +51,7 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
     searchSql(raw),
   ]);
   const one = intervalSql(interval);
-  const marked = sql`
+  const marked = (slice: RawBuilder<unknown>) => sql`
     select m.person_id, m.period, m.prev, m.next, ${bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval)} as created
     from (
       select person_id, period,
@@ -59,7 +60,7 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
       from (
         select distinct e.person_id, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval)} as period
         from events e
-        where ${where}
+        where ${where} and ${slice}
       ) periods
     ) m
     left join persons p on p.team_id = ${context.teamId} and p.id = m.person_id`;
@@ -80,11 +81,12 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
   if (!(LIFECYCLE_TYPES as readonly string[]).includes(type)) throw validationError(`"${type}" is not a valid choice.`, 'lifecycle_type', 'invalid_choice');
   const spec = await lifecycleSpec(context, raw);
   const target = formatLocal(truncate(parseDate(targetRaw, context.timezone, context.now, 'target_date').value, spec.interval));
-  const { rows } = await sql<{ person_id: number }>`
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number }>`
     select m.person_id
-    from (${spec.marked}) m
+    from (${spec.marked(slice)}) m
     where ${spec.status(type as LifecycleType, sql`${target}::timestamp`)}
     order by m.person_id
-    limit ${page.limit} offset ${page.offset}`.execute(context.db);
-  return renderActors(context, rows.map((row) => Number(row.person_id)), 'store');
+    limit ${page.offset + page.limit}`.execute(context.db)).rows);
+  const ids = parts.flat().map((row) => Number(row.person_id)).sort((a, b) => a - b);
+  return renderActors(context, ids.slice(page.offset, page.offset + page.limit), 'store');
 }

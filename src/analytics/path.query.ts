@@ -55,8 +55,8 @@ function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unkn
  * or at/before the time their best attempt reached that step (a drop-off: its last completed step,
  * plus the window when before), or between it and the preceding step.
  */
-async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
-  if (stringParam(raw, 'funnel_paths') === undefined) return sql`true`;
+async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
+  if (stringParam(raw, 'funnel_paths') === undefined) return () => sql`true`;
   const kind = choiceParam(raw, 'funnel_paths', FUNNEL_PATHS, 'funnel_path_after_step');
   const filter = jsonParam(raw, 'funnel_filter');
   if (filter === undefined) throw validationError('This field is required.', 'funnel_filter', 'required');
@@ -77,12 +77,12 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
     const [lower, upper] = kind === 'funnel_path_after_step' ? [time, none]
       : kind === 'funnel_path_before_step' ? [none, step < 0 ? sql`${time} + ${spec.window}::interval` : time]
       : [sql`f.times[${sql.lit(at - 1)}]`, time];
-    return sql`exists (
+    return (slice) => sql`exists (
       select 1 from (
         select f.person_id, ${lower} as lower_ts, ${upper} as upper_ts
         from (
           select distinct on (person_id) person_id, steps, times
-          from (${attemptsWithExclusionsSql(context, spec)}) attempts
+          from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) attempts
           order by person_id, steps desc, t0
         ) f where ${condition}
       ) ft
@@ -98,7 +98,7 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
  * Rows `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: every node of every person's
  * kept paths (`{i}_{item}`), with the node before it in the same session and when each was reached.
  */
-export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
+export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');
@@ -110,18 +110,22 @@ export async function pathNodesSql(context: ViewContext, raw: RawParams): Promis
     when ${types.urls} and e.event = '$pageview' and ${url} is not null then case when length(${url}) > 1 then regexp_replace(${url}, '/$', '') else ${url} end
     when ${types.screens} and e.event = '$screen' and e.properties->>'$screen_name' is not null then e.properties->>'$screen_name'
     else e.event end`;
-  const where = andSql([
+  const common = [
     sql`e.team_id = ${context.teamId}`,
     sql`e.person_id is not null`,
     rangeSql(sql.ref('e.timestamp'), range, context.timezone),
     filterSql(await propertiesParam(context, raw), context.teamId),
     searchSql(raw),
     types.condition,
-    await funnelPathSql(context, raw),
-  ]);
+  ];
+  const funnelPath = await funnelPathSql(context, raw);
   const notExcluded = excluded.length ? sql`i.item not in (${sql.join(excluded)})` : sql`true`;
-  const items = sql`select i.* from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) i where ${notExcluded}`;
-  return pathSessionNodesSql(items, { stepLimit, startPoint, endPoint });
+  const grouped = groupingSql(raw, sql`(${item})`);
+  return (slice) => {
+    const where = andSql([...common, slice, funnelPath(slice)]);
+    const items = sql`select i.* from (select e.person_id, e.timestamp as ts, e.id, ${grouped} as item from events e where ${where}) i where ${notExcluded}`;
+    return pathSessionNodesSql(items, { stepLimit, startPoint, endPoint });
+  };
 }
 
 export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
@@ -133,6 +137,7 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
   else if (startKey !== undefined || endKey !== undefined) {
     selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
   } else selection = sql`true`;
-  const paths = sql`select distinct k.person_id from (${await pathNodesSql(context, raw)}) k where ${selection}`;
+  const nodes = await pathNodesSql(context, raw);
+  const paths = (slice: RawBuilder<unknown>) => sql`select distinct k.person_id from (${nodes(slice)}) k where ${selection}`;
   return renderActors(context, await selectPersonsByUuid(context, paths, page), 'store');
 }

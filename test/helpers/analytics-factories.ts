@@ -2,6 +2,7 @@
 // timestamps (capture is not under test here).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import { setupTestApp, TestClock, type TestContext } from './app.ts';
@@ -90,8 +91,8 @@ function queryString(params: Record<string, unknown>): string {
 }
 
 /** An app whose clock stands at `now`, one tenant, and request helpers for the views. */
-export async function setupAnalytics(now = '2024-01-20T12:00:00Z'): Promise<AnalyticsContext> {
-  const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false } });
+export async function setupAnalytics(now = '2024-01-20T12:00:00Z', config: Partial<Config> = {}): Promise<AnalyticsContext> {
+  const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false, ...config } });
   const tenant = await makeTenant(ctx.deps.db);
   const teamId = tenant.project.id;
   const send = async (method: 'GET' | 'POST', url: string, body?: unknown): Promise<ViewResponse> => {

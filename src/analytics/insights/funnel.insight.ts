@@ -9,11 +9,12 @@ import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
 import { entrancePeriodSql, firstTouchSql, isTrendsMode } from '../funnel.query.ts';
-import { funnelReachSql } from '../funnel-reach.ts';
 import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from '../funnel-steps.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from '../params.ts';
 import { breakdownKey, breakdownValueSql } from '../trends.query.ts';
+import { acrossSlices, sumRows } from '../person-slices.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
+import { stepNumbers, type StepNumbers } from './funnel-counts.ts';
 import { personsUrl, rangeParams } from './links.ts';
 import { bucketKey, textSql } from './trend-series.query.ts';
 
@@ -45,28 +46,7 @@ export interface FunnelTrend {
 
 const DEFAULT_BREAKDOWN_LIMIT = 25;
 
-type Counts = Record<string, number | null>;
-
-/**
- * Per step k (1-based): `c{k}` persons reaching it, `a{k}`/`m{k}` mean/median seconds between the
- * first time each of them reached step k-1 and the first time they reached step k.
- */
-function countsSql(spec: FunnelSpec): RawBuilder<unknown> {
-  const columns: RawBuilder<unknown>[] = [];
-  spec.steps.forEach((_, i) => {
-    const k = i + 1;
-    const reached = sql`f.steps >= ${k}`;
-    columns.push(sql`count(*) filter (where ${reached}) as ${sql.ref(`c${k}`)}`);
-    if (k === 1) return;
-    // Unordered attempts carry no per-step times: their conversion times are null.
-    const gap = spec.order === 'unordered' ? sql`null::float8` : sql`extract(epoch from f.reached[${sql.lit(k)}] - f.reached[${sql.lit(k - 1)}])::float8`;
-    columns.push(sql`avg(${gap}) filter (where ${reached}) as ${sql.ref(`a${k}`)}`);
-    columns.push(sql`percentile_cont(0.5) within group (order by ${gap}) filter (where ${reached}) as ${sql.ref(`m${k}`)}`);
-  });
-  return sql.join(columns);
-}
-
-function stepsOf(context: ViewContext, raw: RawParams, spec: FunnelSpec, counts: Counts, point: Record<string, unknown>): FunnelStep[] {
+function stepsOf(context: ViewContext, raw: RawParams, spec: FunnelSpec, numbers: StepNumbers | undefined, point: Record<string, unknown>): FunnelStep[] {
   const link = (step: number) => personsUrl(context.teamId, 'funnel', raw, { ...rangeParams(spec.range), ...point, funnel_step: step });
   return spec.steps.map((entity: Entity, i) => {
     const k = i + 1;
@@ -76,9 +56,9 @@ function stepsOf(context: ViewContext, raw: RawParams, spec: FunnelSpec, counts:
       custom_name: entity.customName ?? null,
       order: entity.index,
       type: 'events' as const,
-      count: Number(counts[`c${k}`] ?? 0),
-      average_conversion_time: k === 1 || counts[`a${k}`] === null ? null : Number(counts[`a${k}`]),
-      median_conversion_time: k === 1 || counts[`m${k}`] === null ? null : Number(counts[`m${k}`]),
+      count: numbers?.counts[i] ?? 0,
+      average_conversion_time: numbers?.averages[i] ?? null,
+      median_conversion_time: numbers?.medians[i] ?? null,
       converted_people_url: link(k),
       // Everyone who entered did step 1: there is no drop-off before it.
       dropped_people_url: k === 1 ? null : link(-k),
@@ -113,32 +93,33 @@ async function breakdownGroups(context: ViewContext, raw: RawParams): Promise<Br
 }
 
 async function stepsInsight(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<FunnelStep[] | FunnelStep[][]> {
-  const persons = funnelReachSql(context, spec);
   if (raw.breakdown === undefined || raw.breakdown === null || raw.breakdown === '') {
-    const { rows } = await sql<Counts>`select ${countsSql(spec)} from (${persons}) f`.execute(context.db);
-    return stepsOf(context, raw, spec, rows[0], {});
+    const numbers = await stepNumbers(context, spec, (persons) => ({ from: sql`(${persons}) f`, group: sql`''` }));
+    return stepsOf(context, raw, spec, numbers.get(''), {});
   }
   const type = stringParam(raw, 'breakdown_type') ?? 'event';
   const groups = await breakdownGroups(context, raw);
   if (Array.isArray(groups)) {
     return Promise.all(groups.map(async (group) => {
-      const only = group.condition
-        ? sql`where f.person_id in (select b.person_id from (${firstTouchSql(context, spec, group.condition)}) b where b.value)`
-        : sql``;
-      const { rows } = await sql<Counts>`select ${countsSql(spec)} from (${persons}) f ${only}`.execute(context.db);
+      const numbers = await stepNumbers(context, spec, (persons, sliced) => ({
+        from: group.condition
+          ? sql`(${persons}) f where f.person_id in (select b.person_id from (${firstTouchSql(context, sliced, group.condition)}) b where b.value)`
+          : sql`(${persons}) f`,
+        group: sql`''`,
+      }));
       const point = group.linkValue === undefined ? {} : { breakdown_type: type, funnel_step_breakdown: group.linkValue };
-      return stepsOf(context, raw, spec, rows[0], point).map((step) => ({ ...step, breakdown: group.value, breakdown_value: group.value }));
+      return stepsOf(context, raw, spec, numbers.get(''), point).map((step) => ({ ...step, breakdown: group.value, breakdown_value: group.value }));
     }));
   }
-  const { rows } = await sql<Counts & { value: string }>`
-    select b.value, ${countsSql(spec)}
-    from (${persons}) f
-    join (${firstTouchSql(context, spec, groups.column)}) b on b.person_id = f.person_id
-    group by b.value
-    order by count(*) desc, b.value
-    limit ${groups.limit}`.execute(context.db);
+  const numbers = await stepNumbers(context, spec, (persons, sliced) => ({
+    from: sql`(${persons}) f join (${firstTouchSql(context, sliced, groups.column)}) b on b.person_id = f.person_id`,
+    group: sql`b.value`,
+  }));
+  const values = [...numbers.values()]
+    .sort((a, b) => b.counts[0] - a.counts[0] || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+    .slice(0, groups.limit);
   // The persons view reads funnel_step_breakdown as JSON: a JSON string keeps "", "5" and "[1]" as text.
-  return rows.map((row) => stepsOf(context, raw, spec, row, { breakdown_type: type, funnel_step_breakdown: JSON.stringify(row.value) })
+  return values.map((row) => stepsOf(context, raw, spec, row, { breakdown_type: type, funnel_step_breakdown: JSON.stringify(row.value) })
     .map((step) => ({ ...step, breakdown: row.value, breakdown_value: row.value })));
 }
 
@@ -152,15 +133,16 @@ async function trendsInsight(context: ViewContext, raw: RawParams, spec: FunnelS
   const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
   if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
   spec.requiredStep = from;
-  const { rows } = await sql<{ period: string; reached_from: number; reached_to: number }>`
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ period: string; reached_from: number; reached_to: number }>`
     select ${textSql(sql.ref('x.period'))} as period,
       count(*) filter (where x.steps >= ${from + 1}) as reached_from,
       count(*) filter (where x.steps >= ${to + 1}) as reached_to
     from (
       select a.person_id, ${entrancePeriodSql(context, spec)} as period, max(a.steps) as steps
-      from (${attemptsWithExclusionsSql(context, spec)}) a
+      from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) a
       group by 1, 2
-    ) x group by 1`.execute(context.db);
+    ) x group by 1`.execute(context.db)).rows);
+  const rows = sumRows(parts, ['period'], ['reached_from', 'reached_to']);
   const byPeriod = new Map(rows.map((row) => [row.period, row]));
   const interval: Interval = spec.interval;
   const first = spec.range.from ?? rows.map((row) => localFromText(row.period)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);

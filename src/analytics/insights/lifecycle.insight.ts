@@ -6,6 +6,7 @@ import type { ViewContext } from '../actors.ts';
 import { intervalSql } from '../date-range.ts';
 import { LIFECYCLE_TYPES, lifecycleSpec } from '../lifecycle.query.ts';
 import type { RawParams } from '../params.ts';
+import { acrossSlices, sumRows } from '../person-slices.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
 import { personsUrl, rangeParams } from './links.ts';
 import { refuseBreakdown } from './stickiness.insight.ts';
@@ -19,16 +20,17 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
   const active = sql`m.period`;
   const after = sql`m.period + ${intervalSql(interval)}`;
   // Each active period has one of the three active statuses; the period after it may be dormant.
-  const { rows } = await sql<{ status: string; t: string; persons: number }>`
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ status: string; t: string; persons: number }>`
     select x.status, ${textSql(sql.ref('x.t'))} as t, count(*) as persons
-    from (${spec.marked}) m
+    from (${spec.marked(slice)}) m
     cross join lateral (values
       (case when ${status('new', active)} then 'new' when ${status('returning', active)} then 'returning'
         when ${status('resurrecting', active)} then 'resurrecting' end, ${active}),
       (case when ${status('dormant', after)} then 'dormant' end, ${after})
     ) as x(status, t)
     where x.status is not null
-    group by 1, 2`.execute(context.db);
+    group by 1, 2`.execute(context.db)).rows);
+  const rows = sumRows(parts, ['status', 't'], ['persons']);
   const counts = new Map(rows.map((row) => [`${row.status} ${row.t}`, Number(row.persons)]));
   const first = range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
   const starts = first ? bucketStarts(first, new Date(range.to.getTime() - 1), interval) : [];

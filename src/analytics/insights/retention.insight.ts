@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { ViewContext } from '../actors.ts';
 import { addInterval, formatLocal } from '../date-range.ts';
 import { stringParam, type RawParams } from '../params.ts';
+import { acrossSlices, sumRows } from '../person-slices.ts';
 import { retentionSpec } from '../retention.query.ts';
 import { personsUrl } from './links.ts';
 
@@ -19,13 +20,14 @@ export interface RetentionRow {
 export async function retentionInsight(context: ViewContext, raw: RawParams): Promise<RetentionRow[]> {
   const spec = await retentionSpec(context, raw);
   const { total, interval } = spec;
-  const { rows } = await sql<{ cohort: number; j: number; persons: number }>`
-    with c as (${spec.cohorts}), r as (${spec.returned})
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ cohort: number; j: number; persons: number }>`
+    with c as (${spec.cohorts(slice)}), r as (${spec.returned(slice)})
     select c.cohort, 0 as j, count(*) as persons from c group by c.cohort
     union all
     select c.cohort, r.period - c.cohort as j, count(*) as persons
     from c join r on r.person_id = c.person_id and r.period > c.cohort
-    group by 1, 2`.execute(context.db);
+    group by 1, 2`.execute(context.db)).rows);
+  const rows = sumRows(parts, ['cohort', 'j'], ['persons']);
   const counts = new Map(rows.map((row) => [`${row.cohort} ${row.j}`, Number(row.persons)]));
   const starts = Array.from({ length: total }, (_, k) => formatLocal(addInterval(spec.start, interval, k)));
   // Cohort starts are local times of the project; the wire shows the instants, in UTC.

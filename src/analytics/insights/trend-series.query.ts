@@ -8,6 +8,7 @@ import { addInterval, bucketSql, formatLocal, localSql, rangeSql, type Interval,
 import type { Entity } from '../entities.ts';
 import { andSql } from '../filters.ts';
 import { COUNT_MATHS, PROPERTY_MATHS } from '../trends.query.ts';
+import { acrossSlices, sumRows } from '../person-slices.ts';
 import { startsSql } from './buckets.ts';
 
 /** How a series turns events into one number. */
@@ -105,10 +106,10 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
 async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, base: RawBuilder<unknown>[], starts: Date[]): Promise<SeriesValues> {
   const { context, group } = query;
   const after = sql`${measure.days + 1} * interval '1 day'`;
-  const { rows } = await sql<{ g: string; at: string; delta: number }>`
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ g: string; at: string; delta: number }>`
     with seen as (
       select distinct ${group} as g, ${measure.key} as k, date_trunc('day', ${localSql(sql.ref('e.timestamp'), context.timezone)}) as d
-      from events e where ${andSql([...base, measure.condition])}
+      from events e where ${andSql([...base, measure.condition, slice])}
     ), spans as (
       select g, d, lag(d) over (partition by g, k order by d) as prev from seen
     )
@@ -116,7 +117,8 @@ async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'activ
       select g, greatest(d, prev + ${after}) as at, 1 as delta from spans
       union all
       select g, d + ${after}, -1 from spans
-    ) changes group by 1, 2 order by 1, 2`.execute(context.db);
+    ) changes group by 1, 2`.execute(context.db)).rows);
+  const rows = sumRows(parts, ['g', 'at'], ['delta']).sort((a, b) => (a.g < b.g ? -1 : a.g > b.g ? 1 : a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const values: SeriesValues = new Map();
   const keys = starts.map(bucketKey);
   for (const [g, changes] of Map.groupBy(rows, (row) => row.g)) {

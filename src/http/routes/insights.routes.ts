@@ -22,6 +22,7 @@ import { funnelInsight } from '../../analytics/insights/funnel.insight.ts';
 import { pathInsight } from '../../analytics/insights/path.insight.ts';
 import { retentionInsight } from '../../analytics/insights/retention.insight.ts';
 import { trendInsight } from '../../analytics/insights/trend.insight.ts';
+import { slicesFor } from '../../analytics/person-slices.ts';
 import { mergeParams, type RawParams } from '../../analytics/params.ts';
 import { projectAccessOf } from '../plugins/access.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -82,7 +83,7 @@ const Params = Type.Object({ project_id: Type.String({ description: 'The project
 
 function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
   const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now() };
+  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now(), ...slicesFor(deps.config, deps.dbKind) };
 }
 
 export const insightRoutes: RouteModule = (app, deps) => {

@@ -7,6 +7,7 @@ import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
 import { funnelActors } from '../../analytics/funnel.query.ts';
 import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
 import { lifecycleActors } from '../../analytics/lifecycle.query.ts';
+import { slicesFor } from '../../analytics/person-slices.ts';
 import { mergeParams, pageParams, type Page, type RawParams } from '../../analytics/params.ts';
 import { pathActors } from '../../analytics/path.query.ts';
 import { retentionActors } from '../../analytics/retention.query.ts';
@@ -97,7 +98,7 @@ function absoluteUrl(request: FastifyRequest, siteUrl: string | null, offsetKey?
 
 function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
   const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now() };
+  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now(), ...slicesFor(deps.config, deps.dbKind) };
 }
 
 export const personAnalyticsRoutes: RouteModule = (app, deps) => {
