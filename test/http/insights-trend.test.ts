@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makeEvents, makePerson, setupAnalytics, sortedUuids, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeProject } from '../helpers/factories.ts';
 import { followLink, getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
+import { post } from './capture-helpers.ts';
 
 const pageviews = (math = 'total', extra: Record<string, unknown> = {}) => [{ id: '$pageview', math, ...extra }];
 const week = { date_from: '2024-01-09', date_to: '2024-01-14' };
@@ -215,6 +217,19 @@ describe('insights/trend', () => {
       payload: '[1]',
     });
     assert.equal(list.statusCode, 400, list.body);
+  });
+
+  it('counts an event captured by the request just before, and links to its person', async () => {
+    const project = await makeProject(a.ctx.deps.db, a.tenant.organization);
+    const params = { events: [{ id: 'fresh', math: 'dau' }], date_from: '2024-01-20', date_to: '2024-01-20' };
+    const before = await getInsight(a, 'trend', params, project.id);
+    assert.deepEqual(before.body.result[0].data, [0]);
+    const captured = await post(a.ctx.app, '/batch/', { api_key: project.api_token, batch: [{ event: 'fresh', distinct_id: 'newcomer', timestamp: '2024-01-20T09:00:00Z' }] });
+    assert.equal(captured.statusCode, 200, captured.body);
+    const after = await getInsight(a, 'trend', params, project.id);
+    assert.deepEqual(after.body.result[0].data, [1]);
+    const linked = await followLink(a, after.body.result[0].persons_urls[0].url);
+    assert.deepEqual(linked.body.results[0].people.map((person: { distinct_ids: string[] }) => person.distinct_ids), [['newcomer']]);
   });
 
   it('links only to paths the same key can read', async () => {
