@@ -1,23 +1,8 @@
 // Request helpers for the insight endpoints and the persons links they answer.
-import type { AnalyticsContext, ViewResponse } from './analytics-factories.ts';
+import { queryString, sendJson, type AnalyticsContext, type ViewResponse } from './analytics-factories.ts';
 
-function queryString(params: Record<string, unknown>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
-async function send(a: AnalyticsContext, method: 'GET' | 'POST', url: string, body?: unknown, headers = a.tenant.headers): Promise<ViewResponse> {
-  const res = await a.ctx.app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
-  let parsed: unknown;
-  try {
-    parsed = res.json();
-  } catch {
-    parsed = null;
-  }
-  return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers as Record<string, unknown> };
-}
+const send = (a: AnalyticsContext, method: 'GET' | 'POST', url: string, body?: unknown, headers = a.tenant.headers): Promise<ViewResponse> =>
+  sendJson(a.ctx.app, method, url, headers, body);
 
 /** GET an insight with query parameters (structured ones JSON-encoded). */
 export const getInsight = (a: AnalyticsContext, name: string, params: Record<string, unknown>, teamId: number = a.teamId, headers = a.tenant.headers) =>

@@ -10,6 +10,19 @@ import { agree, dayText, linkedCount, linkedRows, referenceEdges, worldArbitrary
 import { getInsight, postInsight } from '../helpers/insights.ts';
 
 const RUNS = 25;
+const pathFilter = {
+  stepLimit: fc.integer({ min: 2, max: 4 }),
+  pageviewsOnly: fc.boolean(),
+  startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
+  endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
+};
+const pathParams = (f: { stepLimit: number; pageviewsOnly: boolean; startPoint: string | null; endPoint: string | null }) => ({
+  step_limit: String(f.stepLimit),
+  ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
+  ...(f.startPoint ? { start_point: f.startPoint } : {}),
+  ...(f.endPoint ? { end_point: f.endPoint } : {}),
+});
+
 // The persons views stamp each answer with the time it was computed.
 const withoutTimes = (body: Record<string, unknown>) => ({ ...body, last_refresh: undefined });
 const numbersOf = (step: { count: number; average_conversion_time: number | null; median_conversion_time: number | null }) =>
@@ -171,22 +184,10 @@ describe('insights agree with their persons views', () => {
   });
 
   it('paths: each edge counts the persons who took it', async () => {
-    const filter = fc.record({
-      range: rangeArbitrary,
-      stepLimit: fc.integer({ min: 2, max: 4 }),
-      pageviewsOnly: fc.boolean(),
-      startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
-      endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
-    });
+    const filter = fc.record({ range: rangeArbitrary, ...pathFilter });
     await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
       const teamId = await writeWorld(a, world);
-      const params = {
-        ...f.range,
-        step_limit: String(f.stepLimit),
-        ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
-        ...(f.startPoint ? { start_point: f.startPoint } : {}),
-        ...(f.endPoint ? { end_point: f.endPoint } : {}),
-      };
+      const params = { ...f.range, ...pathParams(f) };
       const res = await getInsight(a, 'path', params, teamId);
       assert.equal(res.status, 200, res.text);
       for (const edge of res.body.result) agree(`edge ${edge.source} → ${edge.target}`, edge.value, await linkedCount(a, edge.people_url));
@@ -194,23 +195,10 @@ describe('insights agree with their persons views', () => {
   });
 
   it('paths: the edges are those of the sessions the semantics describe (a reference in the test)', async () => {
-    const filter = fc.record({
-      stepLimit: fc.integer({ min: 2, max: 4 }),
-      pageviewsOnly: fc.boolean(),
-      startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
-      endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
-    });
+    const filter = fc.record(pathFilter);
     await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
       const teamId = await writeWorld(a, world);
-      const params = {
-        date_from: '2023-12-01',
-        date_to: '2024-02-01',
-        edge_limit: '10000',
-        step_limit: String(f.stepLimit),
-        ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
-        ...(f.startPoint ? { start_point: f.startPoint } : {}),
-        ...(f.endPoint ? { end_point: f.endPoint } : {}),
-      };
+      const params = { date_from: '2023-12-01', date_to: '2024-02-01', edge_limit: '10000', ...pathParams(f) };
       const res = await getInsight(a, 'path', params, teamId);
       assert.equal(res.status, 200, res.text);
       const answered = Object.fromEntries(res.body.result.map((edge: { source: string; target: string; value: number }) => [`${edge.source} > ${edge.target}`, edge.value]));
