@@ -141,7 +141,7 @@ async function trendsInsight(context: ViewContext, raw: RawParams, spec: FunnelS
       select a.person_id, ${entrancePeriodSql(context, spec)} as period, max(a.steps) as steps
       from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) a
       group by 1, 2
-    ) x group by 1`.execute(context.db)).rows);
+    ) x group by x.period`.execute(context.db)).rows);
   const rows = sumRows(parts, ['period'], ['reached_from', 'reached_to']);
   const byPeriod = new Map(rows.map((row) => [row.period, row]));
   const interval: Interval = spec.interval;

@@ -29,7 +29,7 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
       (case when ${status('dormant', after)} then 'dormant' end, ${after})
     ) as x(status, t)
     where x.status is not null
-    group by 1, 2`.execute(context.db)).rows);
+    group by x.status, x.t`.execute(context.db)).rows);
   const rows = sumRows(parts, ['status', 't'], ['persons']);
   const counts = new Map(rows.map((row) => [`${row.status} ${row.t}`, Number(row.persons)]));
   const first = range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);

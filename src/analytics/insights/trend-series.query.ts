@@ -14,15 +14,15 @@ import { startsSql } from './buckets.ts';
 /** How a series turns events into one number. */
 export type Measure =
   | { kind: 'aggregate'; value: RawBuilder<unknown> }
-  | { kind: 'distinct'; key: RawBuilder<unknown>; condition: RawBuilder<unknown> }
+  | { kind: 'distinct'; key: RawBuilder<unknown>; condition: RawBuilder<unknown>; perPerson: boolean }
   | { kind: 'active'; key: RawBuilder<unknown>; condition: RawBuilder<unknown>; days: number };
 
 export function measureOf(entity: Entity, interval: Interval): Measure {
   const math = entity.math;
   if (math === 'total') return { kind: 'aggregate', value: sql`count(*)` };
-  if (math === 'dau') return { kind: 'distinct', key: sql`e.person_id`, condition: sql`e.person_id is not null` };
+  if (math === 'dau') return { kind: 'distinct', key: sql`e.person_id`, condition: sql`e.person_id is not null`, perPerson: true };
   if (math === 'unique_session') {
-    return { kind: 'distinct', key: sql`e.properties->>'$session_id'`, condition: sql`e.properties->>'$session_id' is not null` };
+    return { kind: 'distinct', key: sql`e.properties->>'$session_id'`, condition: sql`e.properties->>'$session_id' is not null`, perPerson: false };
   }
   if (math === 'weekly_active' || math === 'monthly_active') {
     // The persons view counts the trailing week/month in days; hours have no such window.
@@ -50,7 +50,16 @@ export interface SeriesQuery {
 /** `group` → value, keyed by bucket start text (`YYYY-MM-DD HH:MM:SS`) or '' for a whole-range number. */
 export type SeriesValues = Map<string, Map<string, number>>;
 
-function collect(rows: { g: string; b: string | null; v: number | string }[]): SeriesValues {
+type ValueRow = { g: string; b: string | null; v: number | string };
+
+/** Distinct persons add up over person slices (run at once); distinct sessions are counted whole. */
+async function distinctRows(context: ViewContext, measure: Measure, build: (slice: RawBuilder<unknown>) => RawBuilder<unknown>): Promise<ValueRow[]> {
+  if (measure.kind === 'aggregate' || (measure.kind === 'distinct' && !measure.perPerson)) return (await sql<ValueRow>`${build(sql`true`)}`.execute(context.db)).rows;
+  const parts = await acrossSlices(context, async (slice) => (await sql<ValueRow>`${build(slice)}`.execute(context.db)).rows);
+  return sumRows(parts, ['g', 'b'], ['v']);
+}
+
+function collect(rows: ValueRow[]): SeriesValues {
   const values: SeriesValues = new Map();
   for (const row of rows) {
     if (!values.has(row.g)) values.set(row.g, new Map());
@@ -73,16 +82,17 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
   const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
   if (measure.kind === 'aggregate') {
     return collect((await sql<{ g: string; b: string; v: number }>`
-      select ${group} as g, ${textSql(bucket)} as b, ${measure.value} as v
-      from events e where ${andSql(base)} group by 1, 2`.execute(context.db)).rows);
+      select x.g, ${textSql(sql.ref('x.b'))} as b, x.v from (
+        select ${group} as g, ${bucket} as b, ${measure.value} as v from events e where ${andSql(base)} group by 1, 2
+      ) x`.execute(context.db)).rows);
   }
   if (measure.kind === 'distinct') {
     // Distinct pairs first: a hash aggregate (parallel where the server can), not a sort per bucket.
-    return collect((await sql<{ g: string; b: string; v: number }>`
-      select g, ${textSql(sql.ref('b'))} as b, count(*) as v from (
-        select distinct ${group} as g, ${bucket} as b, ${measure.key} as k
-        from events e where ${andSql([...base, measure.condition])}
-      ) d group by 1, 2`.execute(context.db)).rows);
+    return collect(await distinctRows(context, measure, (slice) => sql`
+      select d.g, ${textSql(sql.ref('d.b'))} as b, count(*) as v from (
+        select distinct ${measure.key} as k, ${group} as g, ${bucket} as b
+        from events e where ${andSql([...base, measure.condition, slice])}
+      ) d group by d.g, d.b`));
   }
   if (interval === 'day') return activeByDay(query, measure, base, starts);
   // Active users: each bucket counts the keys seen from `days` days before its start to its end.
@@ -95,7 +105,7 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
     select s.g, ${textSql(sql.ref('w.start'))} as b, count(distinct s.k) as v
     from unnest(${startsSql(starts)}, ${startsSql(ends)}) as w(start, stop)
     join seen s on s.d >= w.start - ${measure.days} * interval '1 day' and s.d < w.stop
-    group by 1, 2`.execute(context.db)).rows);
+    group by s.g, w.start`.execute(context.db)).rows);
 }
 
 /**
@@ -113,11 +123,11 @@ async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'activ
     ), spans as (
       select g, d, lag(d) over (partition by g, k order by d) as prev from seen
     )
-    select g, ${textSql(sql.ref('at'))} as at, sum(delta)::int as delta from (
+    select changes.g, ${textSql(sql.ref('changes.at'))} as at, sum(delta)::int as delta from (
       select g, greatest(d, prev + ${after}) as at, 1 as delta from spans
       union all
       select g, d + ${after}, -1 from spans
-    ) changes group by 1, 2`.execute(context.db)).rows);
+    ) changes group by changes.g, changes.at`.execute(context.db)).rows);
   const rows = sumRows(parts, ['g', 'at'], ['delta']).sort((a, b) => (a.g < b.g ? -1 : a.g > b.g ? 1 : a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const values: SeriesValues = new Map();
   const keys = starts.map(bucketKey);
@@ -145,14 +155,15 @@ export async function firstSeenValues(query: SeriesQuery, range: LocalRange, end
   const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
   if (measure.kind === 'aggregate') {
     return collect((await sql<{ g: string; b: string; v: number }>`
-      select ${group} as g, ${textSql(bucket)} as b, ${measure.value} as v
-      from events e where ${andSql(base)} group by 1, 2`.execute(context.db)).rows);
+      select x.g, ${textSql(sql.ref('x.b'))} as b, x.v from (
+        select ${group} as g, ${bucket} as b, ${measure.value} as v from events e where ${andSql(base)} group by 1, 2
+      ) x`.execute(context.db)).rows);
   }
-  return collect((await sql<{ g: string; b: string; v: number }>`
-    select g, ${textSql(sql.ref('b'))} as b, count(*) as v from (
+  return collect(await distinctRows(context, measure, (slice) => sql`
+    select f.g, ${textSql(sql.ref('f.b'))} as b, count(*) as v from (
       select ${group} as g, ${measure.key} as k, min(${bucket}) as b
-      from events e where ${andSql([...base, measure.condition])} group by 1, 2
-    ) f group by 1, 2`.execute(context.db)).rows);
+      from events e where ${andSql([...base, measure.condition, slice])} group by 1, 2
+    ) f group by f.g, f.b`));
 }
 
 /** One number over the whole range (the displays that show a single value). */
@@ -163,10 +174,10 @@ export async function rangeValues(query: SeriesQuery, range: LocalRange): Promis
     return collect((await sql<{ g: string; b: null; v: number }>`
       select ${group} as g, null as b, ${measure.value} as v from events e where ${andSql(base)} group by 1`.execute(context.db)).rows);
   }
-  return collect((await sql<{ g: string; b: null; v: number }>`
+  return collect(await distinctRows(context, measure, (slice) => sql`
     select g, null as b, count(*) as v from (
-      select distinct ${group} as g, ${measure.key} as k from events e where ${andSql([...base, measure.condition])}
-    ) d group by 1`.execute(context.db)).rows);
+      select distinct ${group} as g, ${measure.key} as k from events e where ${andSql([...base, measure.condition, slice])}
+    ) d group by 1`));
 }
 
 /** The most frequent breakdown values of the series over its range, most events first. */
