@@ -46,6 +46,8 @@ export interface RetentionSpec {
   cohorts(slice: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Rows `(person_id, period)` of a person slice: each period in the window where a person performed the returning event. */
   returned(slice: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** Recurring retention of one entity: `returned` holds the same rows as `cohorts`. */
+  sameEntity: boolean;
 }
 
 /** The retention table's relations, shared by the persons view and the insight. */
@@ -83,7 +85,7 @@ export async function retentionSpec(context: ViewContext, raw: RawParams): Promi
       ) f where f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`);
   const returned = (slice: RawBuilder<unknown>) =>
     sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, entitySql(returning, context.teamId), inWindow])}`;
-  return { interval, total, selected, dateTo, start, end, cohorts, returned };
+  return { interval, total, selected, dateTo, start, end, cohorts, returned, sameEntity: type === 'retention_recurring' && returning === target };
 }
 
 export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {

@@ -3,7 +3,7 @@
 // lifecycle persons view that each point links to.
 import { sql } from 'kysely';
 import type { ViewContext } from '../actors.ts';
-import { intervalSql } from '../date-range.ts';
+import { addInterval, intervalSql } from '../date-range.ts';
 import { LIFECYCLE_TYPES, lifecycleSpec } from '../lifecycle.query.ts';
 import type { RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
@@ -19,19 +19,21 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
   const { entity, interval, range, status } = spec;
   const active = sql`m.period`;
   const after = sql`m.period + ${intervalSql(interval)}`;
-  // Each active period has one of the three active statuses; the period after it may be dormant.
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ status: string; t: string; persons: number }>`
-    select x.status, ${textSql(sql.ref('x.t'))} as t, count(*) as persons
+  // One row per active period: its status there, and whether the person is dormant the period after.
+  const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, unknown> & { t: string }>`
+    select ${textSql(sql.ref('m.period'))} as t,
+      count(*) filter (where ${status('new', active)}) as new,
+      count(*) filter (where ${status('returning', active)}) as returning,
+      count(*) filter (where ${status('resurrecting', active)}) as resurrecting,
+      count(*) filter (where ${status('dormant', after)}) as dormant_after
     from (${spec.marked(slice)}) m
-    cross join lateral (values
-      (case when ${status('new', active)} then 'new' when ${status('returning', active)} then 'returning'
-        when ${status('resurrecting', active)} then 'resurrecting' end, ${active}),
-      (case when ${status('dormant', after)} then 'dormant' end, ${after})
-    ) as x(status, t)
-    where x.status is not null
-    group by x.status, x.t`.execute(context.db)).rows);
-  const rows = sumRows(parts, ['status', 't'], ['persons']);
-  const counts = new Map(rows.map((row) => [`${row.status} ${row.t}`, Number(row.persons)]));
+    group by m.period`.execute(context.db)).rows);
+  const rows = sumRows(parts, ['t'], ['new', 'returning', 'resurrecting', 'dormant_after']);
+  const counts = new Map<string, number>();
+  for (const row of rows) {
+    for (const type of ['new', 'returning', 'resurrecting'] as const) counts.set(`${type} ${row.t}`, Number(row[type]));
+    counts.set(`dormant ${bucketKey(addInterval(localFromText(row.t), interval, 1))}`, Number(row.dormant_after));
+  }
   const first = range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
   const starts = first ? bucketStarts(first, new Date(range.to.getTime() - 1), interval) : [];
   const days = starts.map((start) => dayText(start, interval));

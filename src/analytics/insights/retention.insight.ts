@@ -21,7 +21,7 @@ export async function retentionInsight(context: ViewContext, raw: RawParams): Pr
   const spec = await retentionSpec(context, raw);
   const { total, interval } = spec;
   const parts = await acrossSlices(context, async (slice) => (await sql<{ cohort: number; j: number; persons: number }>`
-    with c as (${spec.cohorts(slice)}), r as (${spec.returned(slice)})
+    with c as (${spec.cohorts(slice)}), r as (${spec.sameEntity ? sql`select person_id, cohort as period from c` : spec.returned(slice)})
     select c.cohort, 0 as j, count(*) as persons from c group by c.cohort
     union all
     select c.cohort, r.period - c.cohort as j, count(*) as persons
