@@ -5,6 +5,7 @@
 //   node bench/analytics.bench.ts --events 1000000,3000000
 //   node bench/analytics.bench.ts --url postgres://…/herd_bench_analytics --events 10000000 --runs 3
 //   node bench/analytics.bench.ts --db pglite --events 100000
+//   node bench/analytics.bench.ts --slices 1 --only funnel     (one connection per query; views whose label has "funnel")
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -23,6 +24,8 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: '' },
+    // ANALYTICS_SLICES for the app under test (default: automatic, 3 on PostgreSQL).
+    slices: { type: 'string', default: '' },
   },
 });
 const SIZES = args.events.split(',').map(Number);
@@ -62,7 +65,7 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seedAnalytics(handle, teamId, events, Math.max(1, Math.round(events / 10)));
-  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false }), clock: { now: () => SEED_END }, log: createLogger('silent') });
+  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false, analyticsSlices: args.slices ? Number(args.slices) : null }), clock: { now: () => SEED_END }, log: createLogger('silent') });
   const request = async (path: string, params: Record<string, unknown>) => {
     const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/${path}/?${query}`, headers: tenant.headers });
