@@ -75,7 +75,7 @@ export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: Raw
     from events e
     where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
       and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${spec.slice ?? sql`true`}
-    order by e.person_id, e.timestamp`;
+    order by e.person_id, e.timestamp, e.id`;
 }
 
 /**
