@@ -65,7 +65,8 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seedAnalytics(handle, teamId, events, Math.max(1, Math.round(events / 10)));
-  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false, analyticsSlices: args.slices ? Number(args.slices) : null }), clock: { now: () => SEED_END }, log: createLogger('silent') });
+  const config = defaultConfig({ rateLimit: false, databaseUrl: pgUrl, analyticsSlices: args.slices ? Number(args.slices) : null });
+  const app = await buildApp({ db: handle.db, config, clock: { now: () => SEED_END }, log: createLogger('silent') });
   const request = async (path: string, params: Record<string, unknown>) => {
     const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/${path}/?${query}`, headers: tenant.headers });

@@ -3,6 +3,8 @@
 // measured in the same run: the same events written by a plain multi-row INSERT into `events`.
 //   node bench/capture.bench.ts                      (PGlite in memory)
 //   node bench/capture.bench.ts --pg "postgres://root@/herd_bench?host=/var/run/postgresql"
+//   --anonymous 0.5: that share of the events are personless $pageviews ($process_person_profile
+//   false, as posthog-js sends before identify) of 5 000 visitors; the rest as above.
 import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -13,9 +15,9 @@ import type { TeamRow } from '../src/db/schema.ts';
 import type { Deps } from '../src/deps.ts';
 import { systemClock } from '../src/deps.ts';
 import { ingestEvents, type CaptureEvent } from '../src/ingestion/ingest.ts';
-import { uuidV7 } from '../src/ingestion/uuid.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
+import { captureBatches, seedBatches, VISITORS } from './capture-batches.ts';
 import { describeDatabase, formatRate, median, openBenchDatabase, printTable, ratio, timed, type Row } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -25,35 +27,16 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '100' },
     existing: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
+    anonymous: { type: 'string', default: '0' },
   },
 });
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
 const EXISTING = Number(args.existing);
 const ROUNDS = Number(args.rounds);
+const ANONYMOUS = Number(args.anonymous);
 
-/** Batches of BATCH events: even ones create a new person, odd ones $set on an existing one. */
-function makeBatches(round: string, count: number): CaptureEvent[][] {
-  const batches: CaptureEvent[][] = [];
-  let n = 0;
-  for (let b = 0; n < count; b++) {
-    const batch: CaptureEvent[] = [];
-    for (let i = 0; i < BATCH && n < count; i++, n++) {
-      const fresh = n % 2 === 0;
-      const distinctId = fresh ? `new-${round}-${n}` : `existing-${Math.floor(Math.random() * EXISTING)}`;
-      batch.push({
-        event: fresh ? 'signed up' : 'plan changed',
-        distinct_id: distinctId,
-        uuid: uuidV7(),
-        timestamp: new Date().toISOString(),
-        properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $browser: 'Firefox', round },
-        $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
-      });
-    }
-    batches.push(batch);
-  }
-  return batches;
-}
+const makeBatches = (round: string, count: number) => captureBatches(round, count, { batch: BATCH, existing: EXISTING, anonymous: ANONYMOUS });
 
 /** The baseline: the same events as rows, one multi-row INSERT per batch, no person work. */
 async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
@@ -83,15 +66,11 @@ async function ingestAll(deps: Deps, team: TeamRow, batches: CaptureEvent[][]) {
 async function main() {
   const pg = args.pg ?? null;
   const handle = await openBenchDatabase(pg, 4);
-  const deps: Deps = { db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
+  const deps: Deps = { db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
   const app = await buildApp(deps);
   const tenant = await makeTenant(handle.db);
   const team = tenant.project;
-  const seedBatches: CaptureEvent[][] = [];
-  for (let i = 0; i < EXISTING; i += 500) {
-    seedBatches.push(Array.from({ length: Math.min(500, EXISTING - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
-  }
-  await ingestAll(deps, team, seedBatches);
+  await ingestAll(deps, team, seedBatches(EXISTING));
   // Steady state: a production table has statistics (autovacuum); a fresh one would mislead the planner.
   await sql`analyze`.execute(handle.db);
 
@@ -132,7 +111,10 @@ async function main() {
     { path: 'ingestEvents (persons + events, one transaction per batch)', 'events/s (median)': formatRate(median(rates.ingest)), 'vs baseline': ratio(median(rates.ingest), baseline) },
     { path: 'POST /batch/ (gzip JSON, app.inject)', 'events/s (median)': formatRate(median(rates.http)), 'vs baseline': ratio(median(rates.http), baseline) },
   ];
-  printTable(`Capture on ${describeDatabase(pg)}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, half new persons, half $set on ${EXISTING} existing`, rows);
+  const mix = ANONYMOUS > 0
+    ? `${Math.round(ANONYMOUS * 100)} % personless $pageviews of ${VISITORS} visitors, the rest half new persons, half $set on ${EXISTING} existing`
+    : `half new persons, half $set on ${EXISTING} existing`;
+  printTable(`Capture on ${describeDatabase(pg)}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, ${mix}`, rows);
   await app.close();
   await handle.close();
 }

@@ -11,7 +11,7 @@ import { defaultConfig } from '../src/config.ts';
 import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
-import { parsePropertyFilter } from '../src/analytics/property-filter.ts';
+import { parsePropertyFilter } from '../src/filters/property-filter.ts';
 import { countPersons, findPerson, iteratePersons, listPersons, type PersonFilters } from '../src/modules/persons/persons.repository.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
 
@@ -74,7 +74,7 @@ async function main() {
   await migrateToLatest(handle.db);
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
-  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
+  const app = await buildApp({ db: handle.db, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
   const base = `/api/projects/${teamId}/persons`;
   const get = async (url: string) => {
     const res = await app.inject({ method: 'GET', url, headers: tenant.headers });

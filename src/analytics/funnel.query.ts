@@ -1,4 +1,4 @@
-// Persons of a funnel step (analytics.md §6): `funnel_step=N` reached at least step N, `-N` reached
+// Persons of a funnel step: `funnel_step=N` reached at least step N, `-N` reached
 // step N-1 but not N, `funnel_custom_steps` any of the listed step counts; funnel-trends mode picks
 // one entrance period and converted (or dropped-off) persons.
 import { sql, type RawBuilder } from 'kysely';
@@ -9,8 +9,9 @@ import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { funnelReachSql } from './funnel-reach.ts';
 import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
-import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { boolParam, choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import { breakdownKey, breakdownValueSql } from './trends.query.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 
@@ -67,7 +68,7 @@ export function entrancePeriodSql(context: ViewContext, spec: FunnelSpec): RawBu
 
 /**
  * Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first step-1
- * event in the range (first-touch attribution, era B's default).
+ * event in the range (first-touch attribution, PostHog's default).
  */
 export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
@@ -126,7 +127,7 @@ async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: Fun
   };
 }
 
-export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function funnelActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const spec = await parseFunnel(raw, context);
   const selection = isTrendsMode(raw)
     ? trendsSelectionSql(context, raw, spec)

@@ -1,14 +1,14 @@
-// Persons behind one lifecycle bar (analytics.md §4): each person's active periods in the range
+// Persons behind one lifecycle bar: each person's active periods in the range
 // (plus one period either side) are labelled new/returning/resurrecting, and the period after a
 // gap-starting one dormant; the persons with the requested label at target_date are returned.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
 import { acrossSlices } from './person-slices.ts';
-import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate, type Interval, type LocalRange } from './date-range.ts';
-import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intervalParam, stringParam, type Page, type RawParams } from './params.ts';
+import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, truncate, type Interval, type LocalRange } from './date-range.ts';
+import { entitiesParam, entityEventsSql, resolveEntity, type Entity } from './entities.ts';
+import { rangeParam, intervalParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
@@ -42,14 +42,7 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
     from: range.from ? addInterval(truncate(range.from, interval), interval, -1) : null,
     to: addInterval(truncate(new Date(range.to.getTime() - 1), interval), interval, 1),
   };
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), window, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, window);
   const one = intervalSql(interval);
   const marked = (slice: RawBuilder<unknown>) => sql`
     select m.person_id, m.period, m.prev, m.next, ${bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval)} as created
@@ -73,7 +66,7 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
   return { entity, interval, range, marked, status };
 }
 
-export async function lifecycleActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function lifecycleActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const targetRaw = stringParam(raw, 'target_date');
   if (targetRaw === undefined) throw validationError('Must include specified date', 'target_date', 'required');
   const type = stringParam(raw, 'lifecycle_type');

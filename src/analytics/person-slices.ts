@@ -12,9 +12,10 @@ const MIN_IDS_PER_SLICE = 2000;
  * Slices per query: the configured number (whatever the project's size), else 3 on PostgreSQL (a
  * parallel scan's leader and two workers) for projects of some size, and 1 in-process.
  */
-export function slicesFor(config: Pick<Config, 'analyticsSlices'>, dbKind: string): { slices: number; minIdsPerSlice: number } {
+export function slicesFor(config: Pick<Config, 'analyticsSlices' | 'databaseUrl'>): { slices: number; minIdsPerSlice: number } {
   if (config.analyticsSlices !== null) return { slices: config.analyticsSlices, minIdsPerSlice: 1 };
-  return { slices: dbKind === 'postgres' ? 3 : 1, minIdsPerSlice: MIN_IDS_PER_SLICE };
+  // A database URL is a PostgreSQL server; without one the database is PGlite, in this process.
+  return { slices: config.databaseUrl !== null ? 3 : 1, minIdsPerSlice: MIN_IDS_PER_SLICE };
 }
 
 /** Conditions on the event row `e` that split the project's persons into `context.slices` id ranges. */

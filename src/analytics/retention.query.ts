@@ -1,4 +1,4 @@
-// Persons of one retention cohort with their appearances (analytics.md §5). The window ends at
+// Persons of one retention cohort with their appearances. The window ends at
 // E = date_to + 1 period (midnight, except hourly) and spans total_intervals periods back.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
@@ -8,7 +8,8 @@ import { acrossSlices } from './person-slices.ts';
 import { addInterval, formatLocal, localSql, localTime, parseDate, rangeSql, truncate, type Interval } from './date-range.ts';
 import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const;
 const DEFAULT_TARGET = { id: '$pageview', type: 'events' };
@@ -88,7 +89,7 @@ export async function retentionSpec(context: ViewContext, raw: RawParams): Promi
   return { interval, total, selected, dateTo, start, end, cohorts, returned, sameEntity: type === 'retention_recurring' && returning === target };
 }
 
-export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
+export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {
   const { total, selected, cohorts, returned } = await retentionSpec(context, raw);
   const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number; periods: number[] | null; returns: number }>`
     with cohort as (select c.person_id from (${cohorts(slice)}) c where c.cohort = ${selected}),

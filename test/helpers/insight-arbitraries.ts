@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import type { Db } from '../../src/db/database.ts';
 import type { AnalyticsContext } from './analytics-factories.ts';
-import { makeEvent, makePerson, setTimezone } from './analytics-factories.ts';
-import { makeProject } from './factories.ts';
+import { makeEvent, setTimezone } from './analytics-factories.ts';
+import { makeProject, makePerson } from './factories.ts';
 import { followLink } from './insights.ts';
 
 export const EVENT_NAMES = ['a', 'b', 'c'];
@@ -77,7 +77,7 @@ export function agree(what: string, number: number, persons: number): void {
 
 export const dayText = (day: number) => at(day).slice(0, 10);
 
-/** Path edges of a world by the paths semantics (analytics.md §8), computed here: `source > target` → persons. */
+/** Path edges of a world by the paths semantics, computed here: `source > target` → persons. */
 export function referenceEdges(world: World, options: { stepLimit: number; pageviewsOnly: boolean; startPoint: string | null; endPoint: string | null }): Record<string, number> {
   const persons = new Map<string, Set<number>>();
   world.persons.forEach((_, index) => {

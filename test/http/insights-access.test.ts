@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeEvent, makePerson, setupAnalytics, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { makeKey, makeTenant, makeTenantMember, bearer } from '../helpers/factories.ts';
+import { makeEvent, setupAnalytics, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makeKey, makeTenant, makeTenantMember, bearer, makePerson } from '../helpers/factories.ts';
 import { getInsight } from '../helpers/insights.ts';
 
 const INSIGHTS: [string, Record<string, unknown>][] = [

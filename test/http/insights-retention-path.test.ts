@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, makePerson, setupAnalytics, sortedUuids, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeEvents, setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makePerson, type TestPerson } from '../helpers/factories.ts';
 import { followLink, getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
 
 describe('insights/retention', () => {

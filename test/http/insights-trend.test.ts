@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, makePerson, setupAnalytics, sortedUuids, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
-import { makeProject } from '../helpers/factories.ts';
+import { makeEvents, setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makeProject, makePerson, type TestPerson } from '../helpers/factories.ts';
 import { followLink, getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
 import { post } from './capture-helpers.ts';
 

@@ -38,7 +38,7 @@ export function actionOf(entity: Entity): InsightAction {
 
 export const labelOf = (entity: Entity) => entity.customName || (entity.id ?? 'All events');
 
-/** The target-entity parameters that make a persons view pick this entity (analytics.md §1.3). */
+/** The target-entity parameters that make a persons view pick this entity. */
 export const entityPoint = (entity: Entity) => ({ entity_id: entity.id ?? '', entity_type: 'events', entity_math: entity.math, entity_order: entity.index });
 
 export async function seriesEntities(context: ViewContext, raw: RawParams): Promise<Entity[]> {

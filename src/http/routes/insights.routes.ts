@@ -1,9 +1,7 @@
-// The insight aggregates (contract §9, issue 16): trends (with stickiness and lifecycle),
+// The insight aggregates: trends (with stickiness and lifecycle),
 // funnels, retention and paths, in PostHog's legacy shapes, each number linked to the persons
 // view that lists it. GET reads the query string; POST merges a JSON body over it.
-import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { Deps } from '../../deps.ts';
 import type { ViewContext } from '../../analytics/actors.ts';
 import { FUNNEL_REQUEST, PATH_REQUEST, RETENTION_REQUEST, TREND_REQUEST } from '../../analytics/insights/insight.examples.ts';
 import {
@@ -22,11 +20,10 @@ import { funnelInsight } from '../../analytics/insights/funnel.insight.ts';
 import { pathInsight } from '../../analytics/insights/path.insight.ts';
 import { retentionInsight } from '../../analytics/insights/retention.insight.ts';
 import { trendInsight } from '../../analytics/insights/trend.insight.ts';
-import { slicesFor } from '../../analytics/person-slices.ts';
 import { mergeParams, type RawParams } from '../../analytics/params.ts';
-import { projectAccessOf } from '../plugins/access.ts';
-import { errorResponses } from '../schemas/common.ts';
-import type { RouteModule } from './index.ts';
+import { errorResponses } from '../../wire/schemas.ts';
+import { viewContextOf } from '../route-helpers.ts';
+import type { RouteModule } from '../route-module.ts';
 
 interface Endpoint {
   name: string;
@@ -81,11 +78,6 @@ const ENDPOINTS: Endpoint[] = [
 
 const Params = Type.Object({ project_id: Type.String({ description: 'The project id, or `@current`.' }) });
 
-function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
-  const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now(), ...slicesFor(deps.config, deps.dbKind) };
-}
-
 export const insightRoutes: RouteModule = (app, deps) => {
   const tags = ['insights'];
   const config = { access: { scopes: ['insight:read'], project: 'project_id', tier: 'analytics' as const } };
@@ -94,8 +86,8 @@ export const insightRoutes: RouteModule = (app, deps) => {
     const url = `/api/projects/:project_id/insights/${endpoint.name}/`;
     const response = { 200: Type.Ref(endpoint.response.$id as string), ...errorResponses };
     const common = { tags, summary: endpoint.summary, description: endpoint.description, params: Params, querystring: queryOf(endpoint.params, endpoint.request), response };
-    app.get(url, { schema: common, config }, async (request) => endpoint.answer(contextOf(request, deps), mergeParams(request.query, undefined)));
+    app.get(url, { schema: common, config }, async (request) => endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, undefined)));
     app.post(url, { schema: { ...common, body: bodyOf(endpoint.params, endpoint.request) }, config }, async (request) =>
-      endpoint.answer(contextOf(request, deps), mergeParams(request.query, request.body)));
+      endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, request.body)));
   }
 };
