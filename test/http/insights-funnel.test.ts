@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { makePerson, type TestPerson } from '../helpers/factories.ts';
-import { getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
+import { setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import type { TestPerson } from '../helpers/factories.ts';
+import { getInsight, linkedUuids, makeJourneys, postInsight } from '../helpers/insights.ts';
 
 const steps = [
   { id: '$pageview', type: 'events', order: 0 },
@@ -13,11 +13,10 @@ const range = { date_from: '2024-01-01', date_to: '2024-01-19' };
 
 describe('insights/funnel', () => {
   let a: AnalyticsContext;
-  const p: Record<string, TestPerson> = {};
+  let p: Record<string, TestPerson>;
   before(async () => {
     a = await setupAnalytics();
-    const db = a.ctx.deps.db;
-    const journeys: Record<string, [string, string, Record<string, string>?][]> = {
+    p = await makeJourneys(a, {
       // 1 day to sign up, 1 day to purchase.
       full: [['$pageview', '2024-01-02T10:00:00Z', { browser: 'Chrome' }], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z']],
       // 2 hours to sign up.
@@ -26,11 +25,7 @@ describe('insights/funnel', () => {
       // The purchase comes 17 days after the start: outside the 14-day window.
       late: [['$pageview', '2024-01-01T10:00:00Z'], ['signup', '2024-01-01T11:00:00Z'], ['purchase', '2024-01-18T10:00:00Z']],
       wrongOrder: [['purchase', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['$pageview', '2024-01-04T10:00:00Z', { browser: 'Firefox' }]],
-    };
-    for (const [name, events] of Object.entries(journeys)) {
-      p[name] = await makePerson(db, a.teamId, { distinctIds: [name] });
-      await makeEvents(db, a.teamId, p[name], events);
-    }
+    });
   });
   after(() => a.ctx.close());
 
@@ -101,11 +96,8 @@ describe('insights/funnel', () => {
   });
 
   it('counts steps past nine as numbers (ten steps of one event)', async () => {
-    const db = a.ctx.deps.db;
-    const ten = await makePerson(db, a.teamId, { distinctIds: ['ten'] });
-    const nine = await makePerson(db, a.teamId, { distinctIds: ['nine'] });
-    await makeEvents(db, a.teamId, ten, Array.from({ length: 10 }, (_, i): [string, string] => ['tick', `2024-01-06T10:0${i}:00Z`]));
-    await makeEvents(db, a.teamId, nine, Array.from({ length: 9 }, (_, i): [string, string] => ['tick', `2024-01-06T11:0${i}:00Z`]));
+    const ticks = (count: number, hour: number) => Array.from({ length: count }, (_, i): [string, string] => ['tick', `2024-01-06T${hour}:0${i}:00Z`]);
+    const { ten, nine } = await makeJourneys(a, { ten: ticks(10, 10), nine: ticks(9, 11) });
     const res = await getInsight(a, 'funnel', { events: Array.from({ length: 10 }, (_, order) => ({ id: 'tick', order })), ...range });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.result.map((step: { count: number }) => step.count), [2, 2, 2, 2, 2, 2, 2, 2, 2, 1]);

@@ -1,23 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { makePerson, type TestPerson } from '../helpers/factories.ts';
-import { followLink, getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
+import { setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import type { TestPerson } from '../helpers/factories.ts';
+import { followLink, getInsight, linkedUuids, makeJourneys, postInsight } from '../helpers/insights.ts';
 
 describe('insights/retention', () => {
   let a: AnalyticsContext;
-  let alice: TestPerson;
-  let bob: TestPerson;
-  let carol: TestPerson;
+  let p: Record<'alice' | 'bob' | 'carol', TestPerson>;
   before(async () => {
     a = await setupAnalytics();
-    const db = a.ctx.deps.db;
-    alice = await makePerson(db, a.teamId, { distinctIds: ['alice'] });
-    bob = await makePerson(db, a.teamId, { distinctIds: ['bob'] });
-    carol = await makePerson(db, a.teamId, { distinctIds: ['carol'] });
-    await makeEvents(db, a.teamId, alice, [['$pageview', '2024-01-10T10:00:00Z'], ['$pageview', '2024-01-11T10:00:00Z'], ['$pageview', '2024-01-13T10:00:00Z']]);
-    await makeEvents(db, a.teamId, bob, [['$pageview', '2024-01-10T12:00:00Z'], ['signup', '2024-01-12T12:00:00Z']]);
-    await makeEvents(db, a.teamId, carol, [['$pageview', '2024-01-09T12:00:00Z'], ['$pageview', '2024-01-11T12:00:00Z']]);
+    p = await makeJourneys(a, {
+      alice: [['$pageview', '2024-01-10T10:00:00Z'], ['$pageview', '2024-01-11T10:00:00Z'], ['$pageview', '2024-01-13T10:00:00Z']],
+      bob: [['$pageview', '2024-01-10T12:00:00Z'], ['signup', '2024-01-12T12:00:00Z']],
+      carol: [['$pageview', '2024-01-09T12:00:00Z'], ['$pageview', '2024-01-11T12:00:00Z']],
+    });
   });
   after(() => a.ctx.close());
 
@@ -33,8 +29,8 @@ describe('insights/retention', () => {
     const persons = await followLink(a, res.body.result[0].people_url);
     assert.equal(persons.status, 200, persons.text);
     const appearances = Object.fromEntries(persons.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [row.person.uuid, row.appearances]));
-    assert.deepEqual(appearances, { [alice.uuid]: [1, 1, 0, 1], [bob.uuid]: [1, 0, 0, 0] });
-    assert.deepEqual(await linkedUuids(a, res.body.result[1].values[0].people_url), sortedUuids(alice, carol));
+    assert.deepEqual(appearances, { [p.alice.uuid]: [1, 1, 0, 1], [p.bob.uuid]: [1, 0, 0, 0] });
+    assert.deepEqual(await linkedUuids(a, res.body.result[1].values[0].people_url), sortedUuids(p.alice, p.carol));
   });
 
   it('takes a returning entity, first-time cohorts and weeks; POST answers the same', async () => {
@@ -70,27 +66,25 @@ describe('insights/retention', () => {
 
 describe('insights/path', () => {
   let a: AnalyticsContext;
-  let alice: TestPerson;
-  let bob: TestPerson;
+  let p: Record<'alice' | 'bob', TestPerson>;
   before(async () => {
     a = await setupAnalytics();
-    const db = a.ctx.deps.db;
-    alice = await makePerson(db, a.teamId, { distinctIds: ['alice'] });
-    bob = await makePerson(db, a.teamId, { distinctIds: ['bob'] });
     const view = (url: string) => ({ $current_url: url });
-    await makeEvents(db, a.teamId, alice, [
-      ['$pageview', '2024-01-10T10:00:00Z', view('https://x.io/home/')],
-      ['$pageview', '2024-01-10T10:01:00Z', view('https://x.io/pricing')],
-      ['signup', '2024-01-10T10:03:00Z'],
-      // A new session (over 30 minutes later) takes the same first edge again.
-      ['$pageview', '2024-01-11T10:00:00Z', view('https://x.io/home')],
-      ['$pageview', '2024-01-11T10:02:00Z', view('https://x.io/pricing')],
-    ]);
-    await makeEvents(db, a.teamId, bob, [
-      ['$pageview', '2024-01-10T12:00:00Z', view('https://x.io/home')],
-      ['$pageview', '2024-01-10T12:00:30Z', view('https://x.io/home')],
-      ['$pageview', '2024-01-10T12:02:00Z', view('https://x.io/docs')],
-    ]);
+    p = await makeJourneys(a, {
+      alice: [
+        ['$pageview', '2024-01-10T10:00:00Z', view('https://x.io/home/')],
+        ['$pageview', '2024-01-10T10:01:00Z', view('https://x.io/pricing')],
+        ['signup', '2024-01-10T10:03:00Z'],
+        // A new session (over 30 minutes later) takes the same first edge again.
+        ['$pageview', '2024-01-11T10:00:00Z', view('https://x.io/home')],
+        ['$pageview', '2024-01-11T10:02:00Z', view('https://x.io/pricing')],
+      ],
+      bob: [
+        ['$pageview', '2024-01-10T12:00:00Z', view('https://x.io/home')],
+        ['$pageview', '2024-01-10T12:00:30Z', view('https://x.io/home')],
+        ['$pageview', '2024-01-10T12:02:00Z', view('https://x.io/docs')],
+      ],
+    });
   });
   after(() => a.ctx.close());
 
@@ -105,9 +99,9 @@ describe('insights/path', () => {
       ['2_https://x.io/pricing', '3_signup', 1, 120_000],
     ].sort((x, y) => (x[0] as string).localeCompare(y[0] as string) || (x[1] as string).localeCompare(y[1] as string)));
     const home = res.body.result.find((edge: { target: string }) => edge.target === '2_https://x.io/docs');
-    assert.deepEqual(await linkedUuids(a, home.people_url), [bob.uuid]);
+    assert.deepEqual(await linkedUuids(a, home.people_url), [p.bob.uuid]);
     const pricing = res.body.result.find((edge: { target: string }) => edge.target === '2_https://x.io/pricing');
-    assert.deepEqual(await linkedUuids(a, pricing.people_url), [alice.uuid]);
+    assert.deepEqual(await linkedUuids(a, pricing.people_url), [p.alice.uuid]);
   });
 
   it('applies start points, step limits, edge limits and weights; POST answers the same', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { makeProject, makePerson, type TestPerson } from '../helpers/factories.ts';
-import { followLink, getInsight, linkedUuids, postInsight } from '../helpers/insights.ts';
+import { setupAnalytics, sortedUuids, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makeProject, type TestPerson } from '../helpers/factories.ts';
+import { followLink, getInsight, linkedUuids, makeJourneys, postInsight } from '../helpers/insights.ts';
 import { post } from './capture-helpers.ts';
 
 const pageviews = (math = 'total', extra: Record<string, unknown> = {}) => [{ id: '$pageview', math, ...extra }];
@@ -10,23 +10,27 @@ const week = { date_from: '2024-01-09', date_to: '2024-01-14' };
 
 describe('insights/trend', () => {
   let a: AnalyticsContext;
-  let alice: TestPerson;
-  let bob: TestPerson;
-  let carol: TestPerson;
+  let p: Record<'alice' | 'bob' | 'carol', TestPerson>;
   before(async () => {
     a = await setupAnalytics();
-    const db = a.ctx.deps.db;
-    alice = await makePerson(db, a.teamId, { distinctIds: ['alice'], properties: { email: 'alice@example.com', plan: 'pro' }, createdAt: '2024-01-01T00:00:00Z' });
-    bob = await makePerson(db, a.teamId, { distinctIds: ['bob'], properties: { plan: 'free' }, createdAt: '2024-01-10T00:00:00Z' });
-    carol = await makePerson(db, a.teamId, { distinctIds: ['carol'], createdAt: '2024-01-12T00:00:00Z' });
-    await makeEvents(db, a.teamId, alice, [
-      ['$pageview', '2024-01-10T10:00:00Z', { browser: 'Chrome' }],
-      ['$pageview', '2024-01-10T23:59:59Z', { browser: 'Chrome' }],
-      ['$pageview', '2024-01-11T08:00:00Z', { browser: 'Chrome' }],
-      ['purchase', '2024-01-12T09:00:00Z', { amount: 10 }],
-    ]);
-    await makeEvents(db, a.teamId, bob, [['$pageview', '2024-01-10T12:00:00Z', { browser: 'Firefox' }], ['$pageview', '2024-01-13T09:00:00Z', { browser: 'Firefox' }], ['purchase', '2024-01-13T10:00:00Z', { amount: 5.5 }]]);
-    await makeEvents(db, a.teamId, carol, [['$pageview', '2024-01-12T10:00:00Z'], ['$pageview', '2024-01-12T11:00:00Z']]);
+    p = await makeJourneys(a, {
+      alice: {
+        properties: { email: 'alice@example.com', plan: 'pro' },
+        createdAt: '2024-01-01T00:00:00Z',
+        events: [
+          ['$pageview', '2024-01-10T10:00:00Z', { browser: 'Chrome' }],
+          ['$pageview', '2024-01-10T23:59:59Z', { browser: 'Chrome' }],
+          ['$pageview', '2024-01-11T08:00:00Z', { browser: 'Chrome' }],
+          ['purchase', '2024-01-12T09:00:00Z', { amount: 10 }],
+        ],
+      },
+      bob: {
+        properties: { plan: 'free' },
+        createdAt: '2024-01-10T00:00:00Z',
+        events: [['$pageview', '2024-01-10T12:00:00Z', { browser: 'Firefox' }], ['$pageview', '2024-01-13T09:00:00Z', { browser: 'Firefox' }], ['purchase', '2024-01-13T10:00:00Z', { amount: 5.5 }]],
+      },
+      carol: { createdAt: '2024-01-12T00:00:00Z', events: [['$pageview', '2024-01-12T10:00:00Z'], ['$pageview', '2024-01-12T11:00:00Z']] },
+    });
   });
   after(() => a.ctx.close());
 
@@ -42,8 +46,8 @@ describe('insights/trend', () => {
     assert.deepEqual(series.data, [0, 2, 1, 1, 1, 0]);
     assert.equal(series.count, 5);
     assert.equal(series.persons_urls.length, 6);
-    assert.deepEqual(await linkedUuids(a, series.persons_urls[1].url), sortedUuids(alice, bob));
-    assert.deepEqual(await linkedUuids(a, series.persons_urls[3].url), [carol.uuid]);
+    assert.deepEqual(await linkedUuids(a, series.persons_urls[1].url), sortedUuids(p.alice, p.bob));
+    assert.deepEqual(await linkedUuids(a, series.persons_urls[3].url), [p.carol.uuid]);
     assert.deepEqual(await linkedUuids(a, series.persons_urls[0].url), []);
     assert.match(series.persons_urls[1].url, new RegExp(`^/api/projects/${a.teamId}/persons/trends/\\?`));
   });
@@ -56,7 +60,7 @@ describe('insights/trend', () => {
     assert.deepEqual(res.body.result[0].data, [0, 3, 1, 2, 1, 0]);
     assert.deepEqual(res.body.result[1].data, [0, 0, 0, 1, 1, 0]);
     assert.equal(res.body.result[1].action.order, 1);
-    assert.deepEqual(await linkedUuids(a, res.body.result[1].persons_urls[4].url), [bob.uuid]);
+    assert.deepEqual(await linkedUuids(a, res.body.result[1].persons_urls[4].url), [p.bob.uuid]);
     const get = await getInsight(a, 'trend', body);
     assert.deepEqual(get.body, res.body);
   });
@@ -78,8 +82,8 @@ describe('insights/trend', () => {
     assert.deepEqual(chrome.data, [0, 1, 1, 0, 0, 0]);
     assert.deepEqual(firefox.data, [0, 1, 0, 0, 1, 0]);
     assert.deepEqual(none.data, [0, 0, 0, 1, 0, 0]);
-    assert.deepEqual(await linkedUuids(a, firefox.persons_urls[1].url), [bob.uuid]);
-    assert.deepEqual(await linkedUuids(a, none.persons_urls[3].url), [carol.uuid]);
+    assert.deepEqual(await linkedUuids(a, firefox.persons_urls[1].url), [p.bob.uuid]);
+    assert.deepEqual(await linkedUuids(a, none.persons_urls[3].url), [p.carol.uuid]);
     const limited = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: 'browser', breakdown_limit: '1' });
     assert.deepEqual(limited.body.result.map((s: { breakdown_value: string }) => s.breakdown_value), ['Chrome']);
   });
@@ -104,7 +108,7 @@ describe('insights/trend', () => {
     assert.equal(early.label, '$pageview - Early birds');
     assert.deepEqual(early.data, [0, 1, 1, 1, 0, 0]);
     assert.deepEqual(all.data, [0, 2, 1, 1, 1, 0]);
-    assert.deepEqual(await linkedUuids(a, early.persons_urls[1].url), [alice.uuid]);
+    assert.deepEqual(await linkedUuids(a, early.persons_urls[1].url), [p.alice.uuid]);
     const unknown = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: [999999], breakdown_type: 'cohort' });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.attr, 'breakdown');
@@ -119,7 +123,7 @@ describe('insights/trend', () => {
       assert.equal(series.count, 3);
       assert.deepEqual(series.data, []);
       assert.deepEqual(series.persons_urls, [series.persons]);
-      assert.deepEqual(await linkedUuids(a, series.persons.url), sortedUuids(alice, bob, carol));
+      assert.deepEqual(await linkedUuids(a, series.persons.url), sortedUuids(p.alice, p.bob, p.carol));
     }
     const total = await getInsight(a, 'trend', { events: pageviews(), ...week, display: 'ActionsTable', breakdown: 'browser' });
     assert.deepEqual(total.body.result.map((s: { aggregated_value: number }) => s.aggregated_value), [3, 2, 2]);
@@ -129,7 +133,7 @@ describe('insights/trend', () => {
     const res = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, display: 'ActionsLineGraphCumulative' });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.result[0].data, [0, 2, 2, 3, 3, 3]);
-    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), sortedUuids(alice, bob, carol));
+    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), sortedUuids(p.alice, p.bob, p.carol));
     const total = await getInsight(a, 'trend', { events: pageviews(), ...week, display: 'ActionsLineGraphCumulative' });
     assert.deepEqual(total.body.result[0].data, [0, 3, 4, 6, 7, 7]);
   });
@@ -139,7 +143,7 @@ describe('insights/trend', () => {
     assert.equal(res.status, 200, res.text);
     // 16th: 10th..16th holds all three; 17th: 11th..17th too; 18th: 12th..18th carol and bob; 19th: bob only.
     assert.deepEqual(res.body.result[0].data, [3, 3, 2, 1, 0]);
-    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), [bob.uuid]);
+    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), [p.bob.uuid]);
     const hourly = await getInsight(a, 'trend', { events: pageviews('weekly_active'), interval: 'hour', date_from: '2024-01-10', date_to: '2024-01-10' });
     assert.equal(hourly.status, 400);
     assert.equal(hourly.body.attr, 'interval');
@@ -150,13 +154,13 @@ describe('insights/trend', () => {
     assert.equal(weekly.status, 200, weekly.text);
     assert.deepEqual(weekly.body.result[0].days, ['2024-01-07', '2024-01-14']);
     assert.deepEqual(weekly.body.result[0].data, [3, 0]);
-    assert.deepEqual(await linkedUuids(a, weekly.body.result[0].persons_urls[0].url), sortedUuids(alice, bob, carol));
+    assert.deepEqual(await linkedUuids(a, weekly.body.result[0].persons_urls[0].url), sortedUuids(p.alice, p.bob, p.carol));
     const hourly = await getInsight(a, 'trend', { events: pageviews(), interval: 'hour', date_from: '2024-01-12 09:00', date_to: '2024-01-12 11:00' });
     assert.equal(hourly.status, 200, hourly.text);
     assert.deepEqual(hourly.body.result[0].days, ['2024-01-12 09:00:00', '2024-01-12 10:00:00', '2024-01-12 11:00:00']);
     assert.deepEqual(hourly.body.result[0].labels, ['12-Jan-2024 09:00', '12-Jan-2024 10:00', '12-Jan-2024 11:00']);
     assert.deepEqual(hourly.body.result[0].data, [0, 1, 1]);
-    assert.deepEqual(await linkedUuids(a, hourly.body.result[0].persons_urls[2].url), [carol.uuid]);
+    assert.deepEqual(await linkedUuids(a, hourly.body.result[0].persons_urls[2].url), [p.carol.uuid]);
   });
 
   it('answers stickiness: persons active in exactly N intervals, linked with stickiness_days', async () => {
@@ -167,7 +171,7 @@ describe('insights/trend', () => {
     assert.deepEqual(series.labels.slice(0, 2), ['1 day', '2 days']);
     // alice: 10th and 11th; bob: 10th and 13th; carol: 12th.
     assert.deepEqual(series.data, [1, 2, 0, 0, 0, 0]);
-    assert.deepEqual(await linkedUuids(a, series.persons_urls[1].url), sortedUuids(alice, bob));
+    assert.deepEqual(await linkedUuids(a, series.persons_urls[1].url), sortedUuids(p.alice, p.bob));
     assert.match(series.persons_urls[1].url, /\/persons\/stickiness\/\?.*stickiness_days=2/);
   });
 
@@ -184,8 +188,8 @@ describe('insights/trend', () => {
     const dormant = res.body.result[3];
     assert.equal(dormant.label, '$pageview - dormant');
     assert.equal(dormant.count, -4);
-    assert.deepEqual(await linkedUuids(a, dormant.persons_urls[2].url), [alice.uuid]);
-    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[0].url), [bob.uuid]);
+    assert.deepEqual(await linkedUuids(a, dormant.persons_urls[2].url), [p.alice.uuid]);
+    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[0].url), [p.bob.uuid]);
   });
 
   it('answers 400 naming the parameter for bad input', async () => {

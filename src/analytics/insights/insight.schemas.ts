@@ -1,9 +1,8 @@
 // Wire schemas of the insight endpoints: their parameters (the persons views' filter parameters,
 // JSON-encoded in a query string, native JSON in a body) and their answers, named for OpenAPI.
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { Nullable } from '../../wire/schemas.ts';
 import { FUNNEL_EXAMPLE, PATH_EXAMPLE, RETENTION_EXAMPLE, TREND_EXAMPLE } from './insight.examples.ts';
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const COMMON: Record<string, string> = {
   date_from: 'Start of the range: a date (`2024-01-01`), a date-time, a relative `-7d`/`-2w`/`-1m`/`-24h` (also `-1mStart`), or `all`. Default `-7d`, floored to the start of its day.',

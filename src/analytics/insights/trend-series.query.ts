@@ -73,6 +73,14 @@ function widen(range: LocalRange, measure: Measure): LocalRange {
   return measure.kind === 'active' && range.from ? { from: addInterval(range.from, 'day', -measure.days), to: range.to } : range;
 }
 
+/** An aggregate per group and bucket; the running totals add these up. */
+async function aggregateByBucket(query: SeriesQuery, value: RawBuilder<unknown>, bucket: RawBuilder<unknown>, where: RawBuilder<unknown>[]): Promise<SeriesValues> {
+  return collect((await sql<ValueRow>`
+    select x.g, ${textSql(sql.ref('x.b'))} as b, x.v from (
+      select ${query.group} as g, ${bucket} as b, ${value} as v from events e where ${andSql(where)} group by 1, 2
+    ) x`.execute(query.context.db)).rows);
+}
+
 /** One number per bucket of `starts` (whole buckets, as the persons view of a point selects). */
 export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<SeriesValues> {
   const { context, measure, group, interval } = query;
@@ -80,12 +88,7 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
   const local = localSql(sql.ref('e.timestamp'), context.timezone);
   const bucket = bucketSql(local, interval);
   const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
-  if (measure.kind === 'aggregate') {
-    return collect((await sql<{ g: string; b: string; v: number }>`
-      select x.g, ${textSql(sql.ref('x.b'))} as b, x.v from (
-        select ${group} as g, ${bucket} as b, ${measure.value} as v from events e where ${andSql(base)} group by 1, 2
-      ) x`.execute(context.db)).rows);
-  }
+  if (measure.kind === 'aggregate') return aggregateByBucket(query, measure.value, bucket, base);
   if (measure.kind === 'distinct') {
     // Distinct pairs first: a hash aggregate (parallel where the server can), not a sort per bucket.
     return collect(await distinctRows(context, measure, (slice) => sql`
@@ -153,12 +156,7 @@ export async function firstSeenValues(query: SeriesQuery, range: LocalRange, end
   const window = widen({ from: range.from, to: end }, measure);
   const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
   const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
-  if (measure.kind === 'aggregate') {
-    return collect((await sql<{ g: string; b: string; v: number }>`
-      select x.g, ${textSql(sql.ref('x.b'))} as b, x.v from (
-        select ${group} as g, ${bucket} as b, ${measure.value} as v from events e where ${andSql(base)} group by 1, 2
-      ) x`.execute(context.db)).rows);
-  }
+  if (measure.kind === 'aggregate') return aggregateByBucket(query, measure.value, bucket, base);
   return collect(await distinctRows(context, measure, (slice) => sql`
     select f.g, ${textSql(sql.ref('f.b'))} as b, count(*) as v from (
       select ${group} as g, ${measure.key} as k, min(${bucket}) as b
