@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { TSchema } from 'typebox';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { makeEvent, setupAnalytics, type AnalyticsContext } from '../helpers/analytics-factories.ts';
 import { makeKey, makeTenant, makeTenantMember, bearer, makePerson } from '../helpers/factories.ts';
+import { Value } from 'typebox/value';
+import { InsightFunnelResponse, InsightPathResponse, InsightRetentionResponse, InsightTrendResponse } from '../../src/analytics/insights/insight.schemas.ts';
 import { getInsight } from '../helpers/insights.ts';
+
+const SCHEMAS: Record<string, TSchema> = { trend: InsightTrendResponse, funnel: InsightFunnelResponse, retention: InsightRetentionResponse, path: InsightPathResponse };
 
 const INSIGHTS: [string, Record<string, unknown>][] = [
   ['trend', { events: [{ id: '$pageview' }], date_from: '2024-01-01', date_to: '2024-01-07' }],
@@ -17,7 +22,8 @@ describe('insights: access', () => {
   before(async () => {
     a = await setupAnalytics();
     const person = await makePerson(a.ctx.deps.db, a.teamId, { distinctIds: ['someone'] });
-    await makeEvent(a.ctx.deps.db, a.teamId, person, '$pageview', '2024-01-02T10:00:00Z');
+    await makeEvent(a.ctx.deps.db, a.teamId, person, '$pageview', '2024-01-02T10:00:00Z', { $browser: 'Chrome', $current_url: 'https://x.io/' });
+    await makeEvent(a.ctx.deps.db, a.teamId, person, 'signup', '2024-01-02T10:05:00Z');
   });
   after(() => a.ctx.close());
 
@@ -77,15 +83,41 @@ describe('insights: access', () => {
     }
   });
 
-  it('answers the example requests with the documented shape', async () => {
+  it('answers the example requests, and every kind of answer, in the documented schema, as are the documented examples', async () => {
     const doc = (await a.ctx.app.inject({ method: 'GET', url: '/api/schema/' })).json();
+    const check = (name: string, value: unknown, what: string) => {
+      const errors = [...Value.Errors(SCHEMAS[name], value)].map((error) => `${error.instancePath} ${error.message}`);
+      assert.deepEqual(errors, [], `${what}: ${JSON.stringify(value).slice(0, 400)}`);
+    };
     for (const [name] of INSIGHTS) {
-      const example = doc.paths[`/api/projects/{project_id}/insights/${name}/`].post.requestBody.content['application/json'].example;
+      const operation = doc.paths[`/api/projects/{project_id}/insights/${name}/`].post;
+      const example = operation.requestBody.content['application/json'].example;
       const res = await a.ctx.app.inject({ method: 'POST', url: `/api/projects/${a.teamId}/insights/${name}/`, headers: a.tenant.headers, payload: example });
       assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
-      const ref = doc.paths[`/api/projects/{project_id}/insights/${name}/`].post.responses['200'].content['application/json'].schema.$ref as string;
-      const documented = doc.components.schemas[ref.split('/').pop() as string].examples[0];
-      assert.deepEqual(Object.keys(res.json()).sort(), Object.keys(documented).sort(), name);
+      check(name, res.json(), `${name} answer to the example`);
+      const ref = operation.responses['200'].content['application/json'].schema.$ref as string;
+      check(name, doc.components.schemas[ref.split('/').pop() as string].examples[0], `${name} documented example`);
+    }
+    const events = [{ id: '$pageview' }, { id: 'signup' }];
+    const week = { date_from: '2024-01-01', date_to: '2024-01-07' };
+    const kinds: [string, Record<string, unknown>][] = [
+      ['trend', { events: [{ id: '$pageview', math: 'dau' }], ...week, breakdown: '$browser' }],
+      ['trend', { events: [{ id: '$pageview', math: 'weekly_active' }], ...week, display: 'ActionsLineGraphCumulative' }],
+      ['trend', { events: [{ id: '$pageview' }], ...week, display: 'BoldNumber', breakdown_type: 'cohort', breakdown: ['all'] }],
+      ['trend', { events: [{ id: '$pageview' }], ...week, shown_as: 'Stickiness' }],
+      ['trend', { events: [{ id: '$pageview' }], ...week, shown_as: 'Lifecycle', interval: 'week' }],
+      ['funnel', { events, ...week, breakdown: '$browser' }],
+      ['funnel', { events, ...week, breakdown_type: 'cohort', breakdown: ['all'] }],
+      ['funnel', { events, ...week, funnel_viz_type: 'trends' }],
+      ['funnel', { events, ...week, funnel_order_type: 'unordered' }],
+      ['retention', { date_to: '2024-01-07', period: 'Week', retention_type: 'retention_first_time' }],
+      ['path', { ...week, include_event_types: ['$pageview', 'custom_event'] }],
+    ];
+    for (const [name, params] of kinds) {
+      const res = await getInsight(a, name, params);
+      assert.equal(res.status, 200, `${name} ${JSON.stringify(params)}: ${res.text}`);
+      assert.ok(res.body.result.length > 0, `${name} ${JSON.stringify(params)} answers something`);
+      check(name, res.body, `${name} ${JSON.stringify(params)}`);
     }
   });
 });

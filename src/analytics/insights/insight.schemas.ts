@@ -89,68 +89,71 @@ export const bodyOf = (params: Record<string, string>, example: Record<string, u
 const Link = Type.Object({ url: Type.String({ description: 'A path of the persons view listing the persons behind the number, with the same filter.' }) });
 
 const Action = Type.Object({
-  id: Nullable(Type.String()),
+  id: Nullable(Type.String({ description: 'The event name; null for any event.' })),
   type: Type.Literal('events'),
-  order: Type.Integer(),
-  name: Type.String(),
+  order: Type.Integer({ description: 'The entity\'s place in `events`.' }),
+  name: Type.String({ description: 'The event name, or `All events`.' }),
   custom_name: Nullable(Type.String()),
-  math: Type.String(),
+  math: Type.String({ description: 'How events become a number: `total`, `dau`, `weekly_active`, …' }),
   math_property: Nullable(Type.String()),
-});
+}, { description: 'The entity of `events` the series counts.' });
 
 const TrendSeries = Type.Object({
   action: Action,
-  label: Type.String(),
+  label: Type.String({ description: 'The entity\'s custom name or event name, with ` - <breakdown>` or ` - <status>`.' }),
   count: Type.Number({ description: 'The sum of `data` (the `aggregated_value` for single-number displays).' }),
   data: Type.Array(Type.Number(), { description: 'One number per interval (per N for stickiness; dormant negative for lifecycle).' }),
   days: Type.Array(Type.Union([Type.String(), Type.Integer()]), { description: 'Each interval\'s start (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS` for hours); stickiness: N.' }),
-  labels: Type.Array(Type.String()),
+  labels: Type.Array(Type.String(), { description: 'Each interval for people: `1-Jan-2024`, `1-Jan-2024 14:00`; stickiness: `3 days`.' }),
   persons_urls: Type.Array(Link, { description: 'One link per number of `data` (one for single-number displays).' }),
-  breakdown_value: Type.Optional(Type.Union([Type.String(), Type.Number()])),
-  aggregated_value: Type.Optional(Type.Number()),
+  breakdown_value: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'With a breakdown: the property value, or the cohort id (`all`: everyone).' })),
+  aggregated_value: Type.Optional(Type.Number({ description: 'Single-number displays: the number over the whole range.' })),
   persons: Type.Optional(Link),
   status: Type.Optional(Type.String({ description: 'Lifecycle: `new`, `returning`, `resurrecting` or `dormant`.' })),
 });
 
 const FunnelStep = Type.Object({
-  action_id: Nullable(Type.String()),
+  action_id: Nullable(Type.String({ description: 'The step\'s event name; null for any event.' })),
   name: Type.String(),
   custom_name: Nullable(Type.String()),
-  order: Type.Integer(),
+  order: Type.Integer({ description: 'The step\'s place, from 0.' }),
   type: Type.Literal('events'),
   count: Type.Integer({ description: 'Persons who reached this step.' }),
   average_conversion_time: Nullable(Type.Number({ description: 'Mean seconds from the step before, over the persons who reached this one.' })),
-  median_conversion_time: Nullable(Type.Number()),
-  converted_people_url: Type.String(),
+  median_conversion_time: Nullable(Type.Number({ description: 'Median seconds from the step before.' })),
+  converted_people_url: Type.String({ description: 'The persons who reached this step: `/persons/funnel/` with `funnel_step=N`.' }),
   dropped_people_url: Nullable(Type.String({ description: 'Persons who reached the step before but not this one; null for the first step.' })),
-  breakdown: Type.Optional(Type.Union([Type.String(), Type.Number()])),
-  breakdown_value: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+  breakdown: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'With a breakdown: the value (first touch: taken on the person\'s first step-1 event), or the cohort id.' })),
+  breakdown_value: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'The same as `breakdown`.' })),
 });
 
 const FunnelTrend = Type.Object({
   count: Type.Integer({ description: 'The number of entrance periods.' }),
   data: Type.Array(Type.Number(), { description: 'Conversion rate (percent, two decimals) of each entrance period.' }),
-  days: Type.Array(Type.String()),
+  days: Type.Array(Type.String(), { description: 'Each entrance period\'s start.' }),
   labels: Type.Array(Type.String()),
-  reached_from_step_count: Type.Array(Type.Integer()),
-  reached_to_step_count: Type.Array(Type.Integer()),
-  converted_people_urls: Type.Array(Type.String()),
-  dropped_people_urls: Type.Array(Type.String()),
+  reached_from_step_count: Type.Array(Type.Integer({ description: 'Persons of the period who reached `funnel_from_step`.' })),
+  reached_to_step_count: Type.Array(Type.Integer({ description: 'Persons of the period who reached `funnel_to_step`.' })),
+  converted_people_urls: Type.Array(Type.String({ description: 'The converted persons of the period.' })),
+  dropped_people_urls: Type.Array(Type.String({ description: 'The persons of the period who reached `funnel_from_step` but not `funnel_to_step`.' })),
 });
 
 const RetentionRow = Type.Object({
   date: Type.String({ description: 'The start of the cohort\'s period (UTC).' }),
   label: Type.String({ description: '`Day 0`, `Week 3`, …' }),
-  values: Type.Array(Type.Object({ count: Type.Integer(), people_url: Type.String() }), { description: 'Period 0 (the cohort\'s size) first.' }),
+  values: Type.Array(Type.Object({
+    count: Type.Integer({ description: 'Persons of the cohort who performed the returning event in that period.' }),
+    people_url: Type.String({ description: 'The cohort\'s persons: those of the cell hold 1 at its index of `appearances`.' }),
+  }), { description: 'Period 0 (the cohort\'s size) first.' }),
   people_url: Type.String({ description: 'The cohort\'s persons with their appearances.' }),
 });
 
 const PathEdge = Type.Object({
   source: Type.String({ description: 'Node `<step>_<item>`, e.g. `1_/home`.' }),
-  target: Type.String(),
+  target: Type.String({ description: 'The node after `source` in the same session: `<step + 1>_<item>`.' }),
   value: Type.Integer({ description: 'Persons who went from source to target.' }),
   average_conversion_time: Nullable(Type.Number({ description: 'Mean milliseconds between the two nodes.' })),
-  people_url: Type.String(),
+  people_url: Type.String({ description: 'The persons who took the edge: `/persons/path/` with `path_start_key` and `path_end_key`.' }),
 });
 
 export const InsightTrendResponse = Type.Object({ result: Type.Array(TrendSeries), next: Type.Null() }, {
