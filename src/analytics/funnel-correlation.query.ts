@@ -1,7 +1,7 @@
 // Persons behind one correlation row: funnel entrants who performed the
 // correlated event between their funnel start and end, or who match the correlated properties;
 // optionally only converted / only dropped-off ones.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
 import { rangeSql } from './date-range.ts';
@@ -45,6 +45,7 @@ export async function correlationActors(context: ViewContext, raw: RawParams, pa
         and e.timestamp > f.first_ts
         and e.timestamp < coalesce(f.final_ts, f.first_ts + ${spec.window}::interval))`;
   }
-  const selection = sql`select f.person_id from (${funnelPersonsSql(context, spec)}) f where ${entered} and ${conversion} and ${correlated}`;
+  const selection = (slice: RawBuilder<unknown>) =>
+    sql`select f.person_id from (${funnelPersonsSql(context, { ...spec, slice })}) f where ${entered} and ${conversion} and ${correlated}`;
   return renderActors(context, await selectPersonsByUuid(context, selection, page), 'store');
 }

@@ -42,8 +42,14 @@ export const Page = <T extends TSchema>(item: T) => {
 };
 
 /** The `format` query parameter of every endpoint that can answer CSV (checked by wantsCsv). */
-export const FORMAT_DESCRIPTION = '`json` (the default) or `csv`; `Accept: text/csv` asks for CSV too. Any other value is a 400.';
-export const FORMAT_QUERY = { format: Type.Optional(Type.String({ description: FORMAT_DESCRIPTION })) };
+export const FORMAT_DESCRIPTION =
+  '`json` (the default) or `csv` (also chosen by `Accept: text/csv`); anything else is 400. In CSV, nested objects ' +
+  'become dotted columns (`properties.email`) and lists indexed ones (`distinct_ids.0`), under a header of the sorted ' +
+  'union of columns. Captured values are hostile, so a text cell (header cells included) that starts with `=`, `+`, ' +
+  '`-`, `@`, a tab or a carriage return gets a leading `\'` and keeps its text, as OWASP advises against CSV ' +
+  'injection: a spreadsheet shows it as text instead of running it as a formula. JSON numbers are written as they ' +
+  'are (`-5`); a string that reads as a number (`"-5"`) is text and gets the `\'`.';
+export const FORMAT_QUERY = { format: Type.Optional(Type.String({ description: FORMAT_DESCRIPTION, examples: ['csv'] })) };
 export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
 
 export const PROJECT_ID = Type.String({ description: 'The project: its integer id (`api_token` is not an id), or `@current`, the first project of the key\'s user\'s first organization.' });
@@ -76,7 +82,7 @@ export const UserBasic = Type.Object(
     first_name: Type.String(),
     last_name: Type.String(),
     email: Type.String({ description: 'Unique, compared ignoring case.' }),
-    is_email_verified: Nullable(Type.Boolean()),
+    is_email_verified: Type.Boolean({ description: 'false until the user verifies their e-mail.' }),
     hedgehog_config: Nullable(Type.Record(Type.String(), Type.Unknown()), "The user's hedgehog avatar settings; null unless set."),
   },
   { title: 'UserBasic', description: 'A user, as other objects embed it.' },

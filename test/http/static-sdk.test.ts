@@ -98,7 +98,7 @@ test('anything else under /static/ is 404 in the envelope: unknown names, other 
     '/static/..%2Fpackage.json',
     '/static/%2e%2e%2f%2e%2e%2fpackage.json',
     '/static/..%2F..%2F..%2Fpackage.json',
-    '/static/%2e%2e',
+    '/static/%2e%2e%2f',
     `/static/${version}/..%2F..%2Fpackage.json`,
     '/static/src',
     '/static/',

@@ -69,7 +69,7 @@ export async function registerOpenApi(app: FastifyInstance) {
     },
     transform: documentRoute,
     transformObject: nameSchemas,
-    // Shared schemas (app.addSchema with an $id) appear under that name in components.
+    // Shared schemas with an $id (the insight answers) appear under that name in components.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/api/schema/docs', uiConfig: { url: '/api/schema/', docExpansion: 'list', defaultModelsExpandDepth: 0 } });

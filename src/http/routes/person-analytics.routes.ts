@@ -2,7 +2,6 @@
 // route parses its request into the view's query module and renders the envelope with an absolute
 // `next` link.
 import type { FastifyRequest } from 'fastify';
-import type { Deps } from '../../deps.ts';
 import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
 import { funnelActors } from '../../analytics/funnel.query.ts';
 import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
@@ -19,10 +18,10 @@ import type { PageRequest } from '../../wire/page.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../wire/page.ts';
 import { errorResponses, ProjectParams } from '../../wire/schemas.ts';
 import { requestBaseUrl } from '../pagination.ts';
-import { projectAccessOf } from '../plugins/access.ts';
 import { describe } from '../route-docs.ts';
-import { sendCsv } from '../route-helpers.ts';
+import { sendCsv, viewContextOf } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
+
 type View = (context: ViewContext, raw: RawParams, page: PageRequest) => Promise<ActorsResult>;
 
 interface ViewSpec {
@@ -118,11 +117,6 @@ function absoluteUrl(request: FastifyRequest, siteUrl: string | null, offsetKey?
   return `${requestBaseUrl(request, siteUrl)}${url.pathname}${url.search}`;
 }
 
-function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
-  const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now() };
-}
-
 export const personAnalyticsRoutes: RouteModule = (app, deps) => {
   const tag = 'analytics';
   const access = { scopes: ['person:read'], project: 'project_id', tier: 'analytics' as const };
@@ -154,7 +148,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
           const offsetKey = spec.offsetKey ?? 'offset';
           const csv = wantsCsv(request);
           const page = pageParams(raw, limitKey, offsetKey);
-          const result = await spec.view(contextOf(request, deps), raw, page);
+          const result = await spec.view(viewContextOf(request, deps), raw, page);
           if (csv) return sendCsv(reply, toCsv(result.people as unknown as Record<string, unknown>[]), 'persons.csv');
           const hasMore = (spec.hasMoreAfterDrop ? result.people.length : result.rawCount) >= page.limit;
           return {
@@ -194,7 +188,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
     const raw = mergeParams(request.query, undefined);
     const csv = wantsCsv(request);
     const page = pageParams(raw);
-    const { result, rawCount, missing } = await retentionActors(contextOf(request, deps), raw, page);
+    const { result, rawCount, missing } = await retentionActors(viewContextOf(request, deps), raw, page);
     if (csv) return sendCsv(reply, toCsv(result as unknown as Record<string, unknown>[]), 'retention.csv');
     return {
       result,
