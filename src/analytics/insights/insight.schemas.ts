@@ -1,14 +1,14 @@
 // Wire schemas of the insight endpoints: their parameters (the persons views' filter parameters,
 // JSON-encoded in a query string, native JSON in a body) and their answers, named for OpenAPI.
 import { Type } from 'typebox';
-import { Nullable } from '../../wire/schemas.ts';
+import { Nullable, PROPERTY_FILTER_EXAMPLE, PROPERTY_FILTERS } from '../../wire/schemas.ts';
 import { FUNNEL_EXAMPLE, PATH_EXAMPLE, RETENTION_EXAMPLE, TREND_EXAMPLE } from './insight.examples.ts';
 
 const COMMON: Record<string, string> = {
-  date_from: 'Start of the range: a date (`2024-01-01`), a date-time, a relative `-7d`/`-2w`/`-1m`/`-24h` (also `-1mStart`), or `all`. Default `-7d`, floored to the start of its day.',
+  date_from: 'Start of the range (here the whole range, unlike `/persons/trends/` where it names one bucket): a date (`2024-01-01`), a date-time, a relative `-7d`/`-2w`/`-1m`/`-24h` (also `-1mStart`), or `all`. Default `-7d`, floored to the start of its day.',
   date_to: 'End of the range, as date_from; default now, raised to the end of its day (or hour).',
   explicit_date: '`true` keeps date_from/date_to exactly as given instead of flooring and raising them.',
-  properties: 'Property filters every counted event must match: a JSON list of `{key, value, operator, type}` (types `event`, `person`, `cohort`) or an `AND`/`OR` group.',
+  properties: `Property filters every counted event must match. ${PROPERTY_FILTERS} Here \`type\` may also be \`event\`, the event's own properties.`,
   search: 'Only events of persons whose email or name contains this text, or whose distinct id does.',
 };
 const ENTITIES = 'The series (steps): a JSON list of `{id, order?, name?, custom_name?, math?, math_property?, properties?}`, `id` an event name or null for any event.';
@@ -71,10 +71,23 @@ export const PATH_PARAMS: Record<string, string> = {
   ...COMMON,
 };
 
+/** Examples of the parameters whose format is not obvious, where the endpoint's example request has none. */
+const PARAM_EXAMPLES: Record<string, unknown> = {
+  properties: JSON.parse(PROPERTY_FILTER_EXAMPLE),
+  breakdown: '$browser',
+  exclusions: [{ id: 'cancelled', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+  target_entity: { id: 'signed up', type: 'events' },
+  returning_entity: { id: '$pageview', type: 'events' },
+  include_custom_events: ['signed up'],
+  exclude_events: ['https://example.com/login'],
+  path_groupings: ['/product/*'],
+  funnel_filter: { events: [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }], funnel_step: 2 },
+};
+
 /** Query parameters: every documented one optional text (the example's value JSON-encoded); others pass through. */
 export const queryOf = (params: Record<string, string>, example: Record<string, unknown>) =>
   Type.Object(Object.fromEntries(Object.entries(params).map(([name, description]) => {
-    const value = example[name];
+    const value = example[name] ?? PARAM_EXAMPLES[name];
     const examples = value === undefined ? {} : { examples: [typeof value === 'string' ? value : JSON.stringify(value)] };
     return [name, Type.Optional(Type.String({ description, ...examples }))];
   })), { additionalProperties: true });
