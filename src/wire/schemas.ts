@@ -49,7 +49,8 @@ export const FORMAT_DESCRIPTION =
   '`-`, `@`, a tab or a carriage return gets a leading `\'` and keeps its text, as OWASP advises against CSV ' +
   'injection: a spreadsheet shows it as text instead of running it as a formula. JSON numbers are written as they ' +
   'are (`-5`); a string that reads as a number (`"-5"`) is text and gets the `\'`.';
-export const FORMAT_QUERY = { format: Type.Optional(Type.String({ description: FORMAT_DESCRIPTION, examples: ['csv'] })) };
+// No example: the docs page fills examples into "Try it out", and every trial would answer CSV.
+export const FORMAT_QUERY = { format: Type.Optional(Type.String({ description: FORMAT_DESCRIPTION })) };
 export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
 
 export const PROJECT_ID = Type.String({ description: 'The project: its integer id (`api_token` is not an id), or `@current`, the first project of the key\'s user\'s first organization.' });
