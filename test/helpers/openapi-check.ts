@@ -7,6 +7,9 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const filled = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
+/** A parameter whose description says its value is JSON-encoded: "a JSON list", "JSON: …", "JSON `{…}`", "(JSON)". */
+const TAKES_JSON = /\bJSON( list| object|:| `)|\(JSON\)/;
+
 export function deref(doc: Json, schema: unknown): Json {
   let current = isObject(schema) ? schema : {};
   for (let guard = 0; typeof current.$ref === 'string' && guard < 20; guard++) {
@@ -53,6 +56,34 @@ function successFindings(doc: Json, label: string, status: string, response: Jso
   return findings;
 }
 
+/** A success answer that holds a list (a root array, or `results`/`result`) must say how it pages, or that it does not. */
+function pagingFindings(doc: Json, label: string, operation: Json, response: Json): string[] {
+  const content = isObject(response.content) ? response.content : {};
+  const schema = deref(doc, isObject(content['application/json']) ? (content['application/json'] as Json).schema : undefined);
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const isList = (value: unknown): boolean => {
+    const resolved = deref(doc, value);
+    return resolved.type === 'array' || (Array.isArray(resolved.anyOf) && resolved.anyOf.every(isList));
+  };
+  const list = isList(schema) || ['results', 'result'].some((name) => properties[name] !== undefined && isList(properties[name]));
+  return list && !/\*\*Paging:\*\*/.test(String(operation.description ?? '')) ? [`${label}: answers a list but does not say how it pages`] : [];
+}
+
+function parameterFindings(label: string, parameter: Json): string[] {
+  const where = `${label}: ${String(parameter.in)} parameter ${String(parameter.name)}`;
+  if (!filled(parameter.description)) return [`${where} has no description`];
+  const example = parameterExample(parameter);
+  if (example === undefined) return TAKES_JSON.test(String(parameter.description)) ? [`${where} takes JSON but shows no example`] : [];
+  if (typeof example === 'string' && /^[[{]/.test(example)) {
+    try {
+      JSON.parse(example);
+    } catch {
+      return [`${where} has an example that is not JSON`];
+    }
+  }
+  return [];
+}
+
 function bodyFindings(doc: Json, label: string, operation: Json): string[] {
   const body = deref(doc, operation.requestBody);
   const findings: string[] = [];
@@ -82,15 +113,12 @@ export function undocumented(doc: Json): string[] {
     // Operations under the document's security take a personal API key: they say which scope.
     const keyed = operation.security === undefined && Array.isArray(doc.security) && doc.security.length > 0;
     if (keyed && !/\*\*Scopes?:\*\*/.test(String(operation.description ?? ''))) findings.push(`${label}: does not state its scope`);
-    for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
-      const resolved = deref(doc, parameter);
-      if (!filled(resolved.description)) findings.push(`${label}: ${String(resolved.in)} parameter ${String(resolved.name)} has no description`);
-    }
+    for (const parameter of (operation.parameters as Json[] | undefined) ?? []) findings.push(...parameterFindings(label, deref(doc, parameter)));
     findings.push(...bodyFindings(doc, label, operation));
     for (const [status, value] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
       const response = deref(doc, value);
       if (!filled(response.description) || response.description === 'Default Response') findings.push(`${label}: ${status} has no description`);
-      if (status.startsWith('2')) findings.push(...successFindings(doc, label, status, response));
+      if (status.startsWith('2')) findings.push(...successFindings(doc, label, status, response), ...pagingFindings(doc, label, operation, response));
     }
   }
   for (const [name, schema] of Object.entries(((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>)) {

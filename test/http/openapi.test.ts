@@ -117,17 +117,35 @@ describe('the documentation check', () => {
       config: { access: { scopes: ['thing:read'] } },
     }, async () => ({ a: 'x' }));
     app.post('/api/things/', { schema: { body: Type.Object({ name: Type.String() }) } }, async () => ({}));
+    // Explained, but a list answer without its paging and JSON parameters without (valid) examples.
+    const ThingList = Type.Object({ results: Type.Array(Type.String({ description: 'A name.' }), { description: 'The names.' }) }, { title: 'ThingList', description: 'Things.' });
+    app.get('/api/thing_names/', {
+      schema: {
+        ...describeRoute({ tag: 'projects', summary: 'List thing names', description: 'Every name.', returns: 'The names' }),
+        querystring: Type.Object({
+          filter: Type.Optional(Type.String({ description: 'A JSON list of names.' })),
+          order: Type.Optional(Type.String({ description: 'JSON: a list of keys.', examples: ['[name'] })),
+        }),
+        response: { 200: ThingList },
+      },
+      config: { access: { scopes: ['thing:read'] } },
+    }, async () => ({ results: [] }));
     const Thing = Type.Object({ name: Type.String({ description: 'Its name.' }) }, { title: 'Thing', description: 'A thing.' });
     app.get('/api/things/', {
       schema: {
         ...describeRoute({ tag: 'projects', summary: 'List things', description: 'Every thing.', returns: 'The things' }),
-        querystring: Type.Object({ q: Type.Optional(Type.String({ description: 'Narrows them.' })) }),
+        querystring: Type.Object({
+          q: Type.Optional(Type.String({ description: 'Narrows them.' })),
+          names: Type.Optional(Type.String({ description: 'A JSON list of names.', examples: ['["a"]'] })),
+        }),
         response: { 200: Thing },
       },
       config: { access: { scopes: ['thing:read'] } },
     }, async () => ({ name: 'x' }));
     await app.ready();
-    const findings = undocumented(app.swagger() as unknown as Json);
+    const document = app.swagger() as unknown as Json;
+    const findings = undocumented(document);
+    assert.deepEqual((document.tags as Json[]).map((tag) => tag.name), ['projects'], 'only the groups in use are listed');
     await app.close();
     for (const expected of [
       'GET /api/things/{thing_id}/: no summary',
@@ -140,6 +158,9 @@ describe('the documentation check', () => {
       'POST /api/things/: body field name (application/json) has no description',
       // Without config.access there is no scope to state: a route that forgot its access rule shows.
       'POST /api/things/: does not state its scope',
+      'GET /api/thing_names/: answers a list but does not say how it pages',
+      'GET /api/thing_names/: query parameter filter takes JSON but shows no example',
+      'GET /api/thing_names/: query parameter order has an example that is not JSON',
     ]) {
       assert.ok(findings.includes(expected), `${expected} in ${findings.join('\n')}`);
     }
@@ -218,5 +239,57 @@ describe('serializing through the response schemas', () => {
     const timeline = await ctx.app.inject({ method: 'GET', url: urls[withPeople.length + 1], headers: tenant.headers });
     assert.ok(timeline.json().points.length > 0, 'the timeline has points');
     assert.equal(compared, urls.length);
+  });
+});
+
+describe('the documented examples', () => {
+  let ctx: TestContext;
+  let tenant: Tenant;
+  let doc: Json;
+  let cohortId: number;
+  before(async () => {
+    ctx = await setupTestApp();
+    tenant = await makeTenant(ctx.deps.db);
+    const person = (distinctId: string, set: Json) => ({ event: '$pageview', distinct_id: distinctId, properties: { $set: set } });
+    const capture = await ctx.app.inject({ method: 'POST', url: '/batch/', payload: { api_key: tenant.project.api_token, batch: [
+      person('ada', { email: 'ada@example.com', plan: 'pro' }),
+      person('bob', { email: 'bob@example.org', plan: 'pro' }),
+      person('cy', { email: 'cy@example.com', plan: 'free' }),
+      person('di', { email: 'di@example.com', plan: 'free' }),
+    ] } });
+    assert.equal(capture.statusCode, 200, capture.body);
+    const cohort = await ctx.app.inject({ method: 'POST', url: `/api/projects/${tenant.project.id}/cohorts/`, headers: tenant.headers, payload: { name: 'Invited', is_static: true, distinct_ids: ['cy'] } });
+    assert.equal(cohort.statusCode, 201, cohort.body);
+    cohortId = cohort.json().id;
+    doc = await documentOf(ctx);
+  });
+  after(() => ctx.close());
+
+  // The examples name cohort 12; this project's cohort stands in for it.
+  const exampleOf = (parameter: Json) => String(parameterExample(parameter)).replace(/"value":12,"type":"cohort"/g, `"value":${cohortId},"type":"cohort"`);
+
+  it('answers every project GET called with all of its documented query examples at once', async () => {
+    let called = 0;
+    for (const { label, method, path, operation } of operationsOf(doc)) {
+      if (method !== 'get' || !path.startsWith('/api/projects/{project_id}/') || path.includes('{id}')) continue;
+      const query = new URLSearchParams();
+      for (const parameter of parametersOf(doc, operation)) {
+        if (parameter.in === 'query' && parameter.name !== 'format' && parameterExample(parameter) !== undefined) query.set(String(parameter.name), exampleOf(parameter));
+      }
+      if (query.size === 0) continue;
+      const res = await ctx.app.inject({ method: 'GET', url: `${path.replace('{project_id}', String(tenant.project.id))}?${query}`, headers: tenant.headers });
+      assert.equal(res.statusCode, 200, `${label}?${query}: ${res.body}`);
+      called += 1;
+    }
+    assert.ok(called >= 12, `${called} operations called`);
+  });
+
+  it('means what it says: the property filter example keeps @example.com persons on a paid plan or in the cohort', async () => {
+    const list = (doc.paths as Record<string, Record<string, Json>>)['/api/projects/{project_id}/persons/'].get;
+    const properties = parametersOf(doc, list).find((p) => p.name === 'properties') as Json;
+    const res = await ctx.app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}/persons/?properties=${encodeURIComponent(exampleOf(properties))}`, headers: tenant.headers });
+    assert.equal(res.statusCode, 200, res.body);
+    const emails = (res.json().results as { properties: Json }[]).map((p) => p.properties.email).sort();
+    assert.deepEqual(emails, ['ada@example.com', 'cy@example.com']);
   });
 });
