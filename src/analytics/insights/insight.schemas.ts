@@ -15,7 +15,7 @@ const ENTITIES = 'The series (steps): a JSON list of `{id, order?, name?, custom
 const BREAKDOWN: Record<string, string> = {
   breakdown: 'Break the numbers down by this property (event or person), or by cohorts: a JSON list of cohort ids (or `all`).',
   breakdown_type: '`event` (default), `person` or `cohort`.',
-  breakdown_limit: 'How many breakdown values to answer, most frequent first (default 25).',
+  breakdown_limit: 'How many breakdown values to answer, most frequent first: an integer, default 25, 1 to 1000.',
 };
 
 export const TREND_PARAMS: Record<string, string> = {
@@ -61,13 +61,13 @@ export const PATH_PARAMS: Record<string, string> = {
   exclude_events: 'JSON list of path items to leave out.',
   start_point: 'Paths start at the first occurrence of this item.',
   end_point: 'Paths end at the first occurrence of this item.',
-  step_limit: 'How many items a path keeps (default 5).',
+  step_limit: 'How many items a path keeps: an integer, default 5, 1 to 100.',
   path_groupings: 'JSON list of wildcard patterns (`/product/*`); an item matching one becomes the pattern.',
   funnel_paths: '`funnel_path_after_step`, `funnel_path_before_step` or `funnel_path_between_steps`, with `funnel_filter`.',
   funnel_filter: 'A funnel filter (JSON) whose `funnel_step` chooses the persons and bounds their events.',
-  edge_limit: 'How many edges to answer, most persons first (default 50).',
-  min_edge_weight: 'Leave out edges with fewer persons.',
-  max_edge_weight: 'Leave out edges with more persons.',
+  edge_limit: 'How many edges to answer, most persons first: an integer, default 50, 1 to 10 000.',
+  min_edge_weight: 'Leave out edges with fewer persons: an integer, 0 or more, at most `max_edge_weight`.',
+  max_edge_weight: 'Leave out edges with more persons: an integer, 0 or more.',
   ...COMMON,
 };
 
