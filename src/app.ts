@@ -14,7 +14,8 @@ import { routeModules } from './http/routes/index.ts';
 
 export const API_BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp(deps: Deps): Promise<App> {
+/** `beforeReady` lets a test add hooks once every route is registered (a ready app takes none). */
+export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) => void } = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
@@ -45,6 +46,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerMetrics(app);
   await registerAccess(app, deps);
   for (const register of routeModules) await register(app, deps);
+  options.beforeReady?.(app);
   await app.ready();
   return app;
 }

@@ -35,7 +35,7 @@ export interface TestContext {
 }
 
 /** Builds the app over a new database. Call once per file and close it in `after`. */
-export async function setupTestApp(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestContext> {
+export async function setupTestApp(options: { config?: Partial<Config>; clock?: TestClock; beforeReady?: (app: App) => void } = {}): Promise<TestContext> {
   const database = await createTestDatabase();
   const clock = options.clock ?? new TestClock();
   const deps: Deps = {
@@ -44,7 +44,7 @@ export async function setupTestApp(options: { config?: Partial<Config>; clock?: 
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   };
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { beforeReady: options.beforeReady });
   const close = async () => {
     await app.close();
     await database.close();

@@ -1,21 +1,21 @@
 // Wire schemas of the insight endpoints: their parameters (the persons views' filter parameters,
 // JSON-encoded in a query string, native JSON in a body) and their answers, named for OpenAPI.
 import { Type } from 'typebox';
-import { Nullable } from '../../wire/schemas.ts';
+import { Nullable, PROPERTY_FILTER_EXAMPLE, PROPERTY_FILTERS } from '../../wire/schemas.ts';
 import { FUNNEL_EXAMPLE, PATH_EXAMPLE, RETENTION_EXAMPLE, TREND_EXAMPLE } from './insight.examples.ts';
 
 const COMMON: Record<string, string> = {
-  date_from: 'Start of the range: a date (`2024-01-01`), a date-time, a relative `-7d`/`-2w`/`-1m`/`-24h` (also `-1mStart`), or `all`. Default `-7d`, floored to the start of its day.',
+  date_from: 'Start of the range (here the whole range, unlike `/persons/trends/` where it names one bucket): a date (`2024-01-01`), a date-time, a relative `-7d`/`-2w`/`-1m`/`-24h` (also `-1mStart`), or `all`. Default `-7d`, floored to the start of its day.',
   date_to: 'End of the range, as date_from; default now, raised to the end of its day (or hour).',
   explicit_date: '`true` keeps date_from/date_to exactly as given instead of flooring and raising them.',
-  properties: 'Property filters every counted event must match: a JSON list of `{key, value, operator, type}` (types `event`, `person`, `cohort`) or an `AND`/`OR` group.',
+  properties: `Property filters every counted event must match. ${PROPERTY_FILTERS} Here \`type\` may also be \`event\`, the event's own properties.`,
   search: 'Only events of persons whose email or name contains this text, or whose distinct id does.',
 };
 const ENTITIES = 'The series (steps): a JSON list of `{id, order?, name?, custom_name?, math?, math_property?, properties?}`, `id` an event name or null for any event.';
 const BREAKDOWN: Record<string, string> = {
   breakdown: 'Break the numbers down by this property (event or person), or by cohorts: a JSON list of cohort ids (or `all`).',
   breakdown_type: '`event` (default), `person` or `cohort`.',
-  breakdown_limit: 'How many breakdown values to answer, most frequent first (default 25).',
+  breakdown_limit: 'How many breakdown values to answer, most frequent first: an integer, default 25, 1 to 1000.',
 };
 
 export const TREND_PARAMS: Record<string, string> = {
@@ -61,20 +61,33 @@ export const PATH_PARAMS: Record<string, string> = {
   exclude_events: 'JSON list of path items to leave out.',
   start_point: 'Paths start at the first occurrence of this item.',
   end_point: 'Paths end at the first occurrence of this item.',
-  step_limit: 'How many items a path keeps (default 5).',
+  step_limit: 'How many items a path keeps: an integer, default 5, 1 to 100.',
   path_groupings: 'JSON list of wildcard patterns (`/product/*`); an item matching one becomes the pattern.',
   funnel_paths: '`funnel_path_after_step`, `funnel_path_before_step` or `funnel_path_between_steps`, with `funnel_filter`.',
   funnel_filter: 'A funnel filter (JSON) whose `funnel_step` chooses the persons and bounds their events.',
-  edge_limit: 'How many edges to answer, most persons first (default 50).',
-  min_edge_weight: 'Leave out edges with fewer persons.',
-  max_edge_weight: 'Leave out edges with more persons.',
+  edge_limit: 'How many edges to answer, most persons first: an integer, default 50, 1 to 10 000.',
+  min_edge_weight: 'Leave out edges with fewer persons: an integer, 0 or more, at most `max_edge_weight`.',
+  max_edge_weight: 'Leave out edges with more persons: an integer, 0 or more.',
   ...COMMON,
+};
+
+/** Examples of the parameters whose format is not obvious, where the endpoint's example request has none. */
+const PARAM_EXAMPLES: Record<string, unknown> = {
+  properties: JSON.parse(PROPERTY_FILTER_EXAMPLE),
+  breakdown: '$browser',
+  exclusions: [{ id: 'cancelled', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+  target_entity: { id: 'signed up', type: 'events' },
+  returning_entity: { id: '$pageview', type: 'events' },
+  include_custom_events: ['signed up'],
+  exclude_events: ['https://example.com/login'],
+  path_groupings: ['/product/*'],
+  funnel_filter: { events: [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }], funnel_step: 2 },
 };
 
 /** Query parameters: every documented one optional text (the example's value JSON-encoded); others pass through. */
 export const queryOf = (params: Record<string, string>, example: Record<string, unknown>) =>
   Type.Object(Object.fromEntries(Object.entries(params).map(([name, description]) => {
-    const value = example[name];
+    const value = example[name] ?? PARAM_EXAMPLES[name];
     const examples = value === undefined ? {} : { examples: [typeof value === 'string' ? value : JSON.stringify(value)] };
     return [name, Type.Optional(Type.String({ description, ...examples }))];
   })), { additionalProperties: true });

@@ -56,7 +56,8 @@ export function projectAccessOf(request: FastifyRequest): ProjectAccess {
   return access;
 }
 
-const LIMITS = {
+/** Requests per key: a minute's burst and an hour's total, per tier (the analytics tier on top of the default). */
+export const RATE_LIMITS = {
   default: { burst: 480, sustained: 4800 },
   analytics: { burst: 240, sustained: 1200 },
 };
@@ -72,11 +73,11 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     const keyOf = (request: FastifyRequest) => request.access?.actor.key.id ?? request.ip;
     const create = (max: number, timeWindow: string): Limiter =>
       app.createRateLimit({ max, timeWindow, keyGenerator: keyOf }) as unknown as Limiter;
-    const ordinary = [create(LIMITS.default.burst, '1 minute'), create(LIMITS.default.sustained, '1 hour')];
+    const ordinary = [create(RATE_LIMITS.default.burst, '1 minute'), create(RATE_LIMITS.default.sustained, '1 hour')];
     // As the platform's heavier endpoints: their own buckets on top of the ordinary ones.
     limiters = {
       default: ordinary,
-      analytics: [...ordinary, create(LIMITS.analytics.burst, '1 minute'), create(LIMITS.analytics.sustained, '1 hour')],
+      analytics: [...ordinary, create(RATE_LIMITS.analytics.burst, '1 minute'), create(RATE_LIMITS.analytics.sustained, '1 hour')],
     };
   }
 

@@ -5,7 +5,9 @@ import cors from '@fastify/cors';
 import { Type } from 'typebox';
 import { captureEvents } from '../../modules/capture/capture.service.ts';
 import { ErrorBody } from '../../wire/schemas.ts';
+import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
+import { CaptureBody } from '../../modules/capture/capture.schemas.ts';
 
 const MiB = 1024 * 1024;
 
@@ -22,7 +24,10 @@ const isCapturePath = (url: string) => {
   return CAPTURE_PATHS.some(([capturePath]) => capturePath === path);
 };
 
-const CaptureResponse = Type.Object({ status: Type.Literal('Ok') });
+const CaptureResponse = Type.Object(
+  { status: Type.Literal('Ok', { description: 'Every event of the request is stored and its persons processed.' }) },
+  { title: 'CaptureResult', description: 'The events were stored.' },
+);
 const ok = { status: 'Ok' as const };
 
 export const captureRoutes: RouteModule = async (app, deps) => {
@@ -47,8 +52,22 @@ export const captureRoutes: RouteModule = async (app, deps) => {
         {
           bodyLimit: limit,
           schema: {
-            tags: ['capture'],
-            summary: 'Capture events (batch object, array or single event; JSON, gzip or form data=), authenticated by the project token',
+            ...describe({
+              tag: 'capture',
+              summary: path === '/batch' ? 'Capture a batch of events' : 'Capture events',
+              description:
+                'Stores events as the PostHog SDKs send them and processes their persons (created on first sight; `$set`, `$set_once`, `$unset`; `$identify`, `$create_alias`, `$merge_dangerously` merges), all or nothing: a rejected request stores nothing. ' +
+                'The body is a batch object `{"api_key", "batch": [events]}`, a list of events, or one event, as JSON, gzip (by its magic bytes) or a form with `data=` (base64 JSON). ' +
+                'Authenticated by the project token (`api_key`, `token` or `properties.token`; `phc_…`), not a personal API key. Open to every origin (CORS). ' +
+                `At most ${limit / MiB} MiB, after decompression too. \`/batch/\`, \`/capture/\`, \`/e/\` and \`/i/v0/e/\` take the same bodies.`,
+              returns: 'Stored',
+              errors: {
+                400: 'a payload that is not one of the shapes, an event without `event` or `distinct_id`, a field of the wrong type (`attr` names it, e.g. `batch.3.timestamp`), tokens that differ within a batch',
+                401: 'no token (`missing_api_key`) or an unknown one (`invalid_api_key`): the token is `api_token` of `GET /api/projects/`, or what `herd bootstrap` printed',
+                413: `a body over ${limit / MiB} MiB, or one that decompresses beyond it`,
+              },
+              body: CaptureBody,
+            }),
             security: [],
             response: { 200: CaptureResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
           },

@@ -5,9 +5,12 @@ import { createCohort, deleteCohort, getCohort, listCohorts, updateCohort } from
 import { errorResponses, Page, PageQuery, ProjectParams } from '../../wire/schemas.ts';
 import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
+import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
 
-const tags = ['cohorts'];
+const tag = 'cohorts';
+const NO_COHORT = 'no such cohort in the project';
+const BAD_COHORT = 'a blank name; a `filters` that is not `{"properties": <filter group>}`, names a cohort of another project or itself (a cycle); more than 10 000 `distinct_ids`';
 const read = { access: { scopes: ['cohort:read'], project: 'project_id' } };
 const write = { access: { scopes: ['cohort:write'], project: 'project_id' } };
 
@@ -15,12 +18,28 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/cohorts';
 
   app.get(`${base}/`, {
-    schema: { tags, params: ProjectParams, querystring: PageQuery, response: { 200: Page(Cohort), ...errorResponses } },
+    schema: {
+      ...describe({ tag, summary: 'List cohorts', description: "The project's cohorts, newest first, each with how many persons it holds now.", returns: 'A page of cohorts', paging: true }),
+      params: ProjectParams,
+      querystring: PageQuery,
+      response: { 200: Page(Cohort), ...errorResponses },
+    },
     config: read,
   }, async (request) => listPage(request, deps.config.siteUrl, (page) => listCohorts(deps, { project: projectAccessOf(request).project, page })));
 
   app.post(`${base}/`, {
-    schema: { tags, params: ProjectParams, body: CreateCohortBody, response: { 201: Cohort, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Create a cohort',
+        description: 'A dynamic cohort (`filters`: whoever matches, evaluated at each use) or a static one (`is_static`: the persons of `distinct_ids`). Property filters name it as `{"key": "id", "type": "cohort", "value": <id>}`.',
+        returns: 'The cohort',
+        errors: { 400: BAD_COHORT },
+      }),
+      params: ProjectParams,
+      body: CreateCohortBody,
+      response: { 201: Cohort, ...errorResponses },
+    },
     config: write,
   }, async (request, reply) => {
     const cohort = await createCohort(deps, actorOf(request), { ...request.body, project: projectAccessOf(request).project });
@@ -28,17 +47,36 @@ export const cohortRoutes: RouteModule = (app, deps) => {
   });
 
   app.get(`${base}/:id/`, {
-    schema: { tags, params: CohortParams, response: { 200: Cohort, ...errorResponses } },
+    schema: {
+      ...describe({ tag, summary: 'Retrieve a cohort', description: 'One cohort of the project, with how many persons it holds now.', returns: 'The cohort', errors: { 404: NO_COHORT } }),
+      params: CohortParams,
+      response: { 200: Cohort, ...errorResponses },
+    },
     config: read,
   }, async (request) => getCohort(deps, { project: projectAccessOf(request).project, id: request.params.id }));
 
   app.patch(`${base}/:id/`, {
-    schema: { tags, params: CohortParams, body: UpdateCohortBody, response: { 200: Cohort, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Update a cohort',
+        description: 'Changes the fields given. Made static, a cohort keeps the persons it matched (or takes `distinct_ids`); made dynamic, it drops its list.',
+        returns: 'The cohort',
+        errors: { 400: BAD_COHORT, 404: NO_COHORT },
+      }),
+      params: CohortParams,
+      body: UpdateCohortBody,
+      response: { 200: Cohort, ...errorResponses },
+    },
     config: write,
   }, async (request) => updateCohort(deps, { ...request.body, project: projectAccessOf(request).project, id: request.params.id }));
 
   app.delete(`${base}/:id/`, {
-    schema: { tags, params: CohortParams, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
+    schema: {
+      ...describe({ tag, summary: 'Delete a cohort', description: 'Deletes the cohort and its member list. A request filtering on it afterwards is a 400 (`Cohort N does not exist.`); a dynamic cohort whose filter names it then holds nobody.', returns: 'Deleted; no body', errors: { 404: NO_COHORT } }),
+      params: CohortParams,
+      response: { 204: Type.Null({ description: 'No body' }), ...errorResponses },
+    },
     config: write,
   }, async (request, reply) => {
     await deleteCohort(deps, { project: projectAccessOf(request).project, id: request.params.id });

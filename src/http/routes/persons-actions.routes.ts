@@ -10,6 +10,7 @@ import {
   DeletePropertyQuery,
   Person,
   PersonParams,
+  PERSONS_CSV_EXAMPLE,
   SplitBody,
   Success,
   UpdatePropertyBody,
@@ -19,9 +20,12 @@ import { wantsCsv } from '../../wire/csv.ts';
 import { errorResponses, FormatQuery, ProjectParams } from '../../wire/schemas.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import { booleanParam, emptyBodyAsObject, personTarget, requiredText, respond } from '../route-helpers.ts';
+import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
 
-const tags = ['persons'];
+const tag = 'persons';
+const NO_PERSON = 'no such person in the project';
+const BAD_ID = 'an `id` that is neither an integer nor a uuid';
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
 const BULK_LIMIT = 100;
 
@@ -41,7 +45,22 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/persons';
 
   app.post(`${base}/bulk_delete/`, {
-    schema: { tags, params: ProjectParams, querystring: BulkDeleteQuery, body: BulkDeleteBody, response: { 200: BulkDeleteResult, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Delete persons in bulk',
+        description:
+          'Deletes every person of the project that `ids` or `distinct_ids` name (the union of both), in one transaction. Each is recorded as deleted in the activity; `delete_events=true` queues the deletion of their events. ' +
+          'The lists come from the JSON body or the query string (the body wins); the body may be left out.',
+        returns: 'What was deleted',
+        csv: 'events_queued_for_deletion,persons_deleted,persons_found\nFalse,2,2\n',
+        errors: { 400: `neither \`ids\` nor \`distinct_ids\`; more than ${BULK_LIMIT} of either; a body that is not a JSON object` },
+      }),
+      params: ProjectParams,
+      querystring: BulkDeleteQuery,
+      body: BulkDeleteBody,
+      response: { 200: BulkDeleteResult, ...errorResponses },
+    },
     config: write,
     preValidation: emptyBodyAsObject,
   }, async (request, reply) => {
@@ -64,13 +83,39 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   const personAction = { config: write, preValidation: emptyBodyAsObject };
 
   app.post(`${base}/:id/split/`, {
-    schema: { tags, params: PersonParams, querystring: FormatQuery, body: SplitBody, response: { 200: Success, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Split a person',
+        description: 'Every distinct id but `main_distinct_id` (default the first) moves to a new person of its own, with empty properties; the person keeps its properties and that id. The body may be left out.',
+        returns: 'Done',
+        csv: 'success\nTrue\n',
+        errors: { 400: `${BAD_ID}; a \`main_distinct_id\` the person does not have`, 404: NO_PERSON },
+      }),
+      params: PersonParams,
+      querystring: FormatQuery,
+      body: SplitBody,
+      response: { 200: Success, ...errorResponses },
+    },
     ...personAction,
   }, async (request, reply) =>
     respond(reply, wantsCsv(request), await splitPerson(deps, actorOf(request), { ...personTarget(request), mainDistinctId: request.body?.main_distinct_id })));
 
   app.post(`${base}/:id/update_property/`, {
-    schema: { tags, params: PersonParams, querystring: UpdatePropertyQuery, body: UpdatePropertyBody, response: { 200: Person, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Set one person property',
+        description: 'Sets `key` to `value` as a `$set` event would; `key` and `value` from the query string (the value JSON-decoded when it parses) or the JSON body (which wins).',
+        returns: 'The updated person',
+        csv: PERSONS_CSV_EXAMPLE,
+        errors: { 400: `\`key\` or \`value\` missing (\`required\`); ${BAD_ID}`, 404: NO_PERSON },
+      }),
+      params: PersonParams,
+      querystring: UpdatePropertyQuery,
+      body: UpdatePropertyBody,
+      response: { 200: Person, ...errorResponses },
+    },
     ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
@@ -83,7 +128,20 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   });
 
   app.post(`${base}/:id/delete_property/`, {
-    schema: { tags, params: PersonParams, querystring: DeletePropertyQuery, body: DeletePropertyBody, response: { 200: Person, ...errorResponses } },
+    schema: {
+      ...describe({
+        tag,
+        summary: 'Remove one person property',
+        description: 'Removes the property `$unset` names, as a `$delete_person_property` event would; from the query string or the JSON body (which wins).',
+        returns: 'The updated person',
+        csv: PERSONS_CSV_EXAMPLE,
+        errors: { 400: `\`$unset\` missing (\`required\`); ${BAD_ID}`, 404: NO_PERSON },
+      }),
+      params: PersonParams,
+      querystring: DeletePropertyQuery,
+      body: DeletePropertyBody,
+      response: { 200: Person, ...errorResponses },
+    },
     ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);

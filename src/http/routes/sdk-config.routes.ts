@@ -9,14 +9,16 @@ import {
   remoteConfigOfToken,
   remoteConfigScript,
 } from '../../modules/sdk-config/sdk-config.service.ts';
-import { DecideResponse, FlagsQuery, FlagsResponse, RemoteConfig } from '../../modules/sdk-config/sdk-config.schemas.ts';
+import { DecideResponse, FlagsBody, FlagsQuery, FlagsResponse, RemoteConfig } from '../../modules/sdk-config/sdk-config.schemas.ts';
 import { allowAnyOrigin } from '../plugins/any-origin-cors.ts';
 import { ErrorBody } from '../../wire/schemas.ts';
+import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const FLAGS_BODY_LIMIT = 2 * 1024 * 1024;
-const tags = ['sdk'];
-const TokenParams = Type.Object({ token: Type.String() });
+const tag = 'sdk';
+const TokenParams = Type.Object({ token: Type.String({ description: 'The project token (`phc_…`); an unknown one is a 401.' }) });
+const OPEN = 'Authenticated by the project token, open to every origin.';
 const tokenErrors = { 401: ErrorBody };
 const bodyErrors = { 400: ErrorBody, 401: ErrorBody, 413: ErrorBody };
 // The config changes only with herd itself; a short life lets an upgrade reach pages soon.
@@ -33,8 +35,12 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
       '/array/:token/config',
       {
         schema: {
-          tags,
-          summary: "The project's remote config for posthog-js: every optional product off",
+          ...describe({
+            tag,
+            summary: "A project's remote config",
+            description: `What posthog-js reads at start: where to send events and which products are on (all optional ones off). Cached for 5 minutes. ${OPEN}`,
+            returns: 'The remote config',
+          }),
           security: [],
           params: TokenParams,
           response: { 200: RemoteConfig, ...tokenErrors },
@@ -51,8 +57,13 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
       '/array/:token/config.js',
       {
         schema: {
-          tags,
-          summary: 'The remote config as the script posthog-js loads (it sets window._POSTHOG_REMOTE_CONFIG[token])',
+          ...describe({
+            tag,
+            summary: "A project's remote config as a script",
+            description: `The remote config as the script posthog-js loads: it sets \`window._POSTHOG_REMOTE_CONFIG[token]\`. Cached for 5 minutes. ${OPEN}`,
+            returns: 'The script',
+            media: 'text/javascript',
+          }),
           security: [],
           params: TokenParams,
           response: { 200: Type.String({ description: 'JavaScript' }), ...tokenErrors },
@@ -76,8 +87,15 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
       {
         bodyLimit: FLAGS_BODY_LIMIT,
         schema: {
-          tags,
-          summary: 'Feature flags of a person: none (herd evaluates no flags); v=2 answers flag details, config=true adds the remote config',
+          ...describe({
+            tag,
+            summary: "A person's feature flags",
+            description:
+              `The feature flags of the body's \`distinct_id\`: none, as herd evaluates no flags; \`v=2\` answers flag details, \`config=true\` adds the remote config. The body is JSON, gzip or a form with \`data=\` (base64), with the project token (\`token\` or \`api_key\`) unless the query has it. ${OPEN}`,
+            returns: 'The flags (none)',
+            errors: { 400: 'no `distinct_id` (`required`), a body that is not a JSON object', 401: 'no project token, or an unknown one', 413: 'a body over 2 MiB' },
+            body: FlagsBody,
+          }),
           security: [],
           querystring: FlagsQuery,
           response: { 200: FlagsResponse, ...bodyErrors },
@@ -91,8 +109,14 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
       {
         bodyLimit: FLAGS_BODY_LIMIT,
         schema: {
-          tags,
-          summary: 'The older config-and-flags endpoint of earlier SDKs: config with every product off, no flags',
+          ...describe({
+            tag,
+            summary: 'Config and feature flags (older SDKs)',
+            description: `The older endpoint of earlier SDKs: the remote config and the flags (none) in one answer, shaped by \`v\`. The body as for \`/flags\`. ${OPEN}`,
+            returns: 'The config and the flags (none)',
+            errors: { 400: 'no `distinct_id` (`required`), a body that is not a JSON object', 401: 'no project token, or an unknown one', 413: 'a body over 2 MiB' },
+            body: FlagsBody,
+          }),
           security: [],
           querystring: FlagsQuery,
           response: { 200: DecideResponse, ...bodyErrors },

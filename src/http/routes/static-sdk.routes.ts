@@ -8,12 +8,14 @@ import { notFound } from '../../errors.ts';
 import { loadBrowserSdkFiles, type BrowserSdkFile } from '../../modules/browser-sdk/browser-sdk-files.ts';
 import { allowAnyOrigin } from '../plugins/any-origin-cors.ts';
 import { ErrorBody } from '../../wire/schemas.ts';
+import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
 
-const tags = ['sdk'];
+const tag = 'sdk';
+const FILE = Type.String({ description: 'A script of the SDK: `array.js` (what the HTML snippet loads) or one it loads lazily (`recorder.js`, `surveys.js`, …); anything else is a 404.' });
 const HOUR = 3600;
 const YEAR = 365 * 24 * HOUR;
-const StaticQuery = Type.Object({ v: Type.Optional(Type.String()) });
+const StaticQuery = Type.Object({ v: Type.Optional(Type.String({ description: 'The SDK version the page asks for: this version makes the answer cacheable for a year.' })) });
 const responses = { 200: Type.String({ description: 'JavaScript' }), 304: Type.Null({ description: 'Not modified' }), 404: ErrorBody };
 
 function notModified(request: FastifyRequest, file: BrowserSdkFile): boolean {
@@ -48,10 +50,15 @@ export const staticSdkRoutes: RouteModule = async (app) => {
       '/static/:file',
       {
         schema: {
-          tags,
-          summary: `The browser SDK (posthog-js ${files.version}): array.js for the HTML snippet, and the scripts it loads lazily`,
+          ...describe({
+            tag,
+            summary: 'The browser SDK',
+            description: `posthog-js ${files.version}, the browser SDK herd is tested with: \`array.js\` for the HTML snippet, and the scripts the SDK loads beside it. Open to every origin; cached an hour (a year with \`v\` of this version), revalidated by ETag; gzip when accepted.`,
+            returns: 'The script',
+            media: 'text/javascript',
+          }),
           security: [],
-          params: Type.Object({ file: Type.String() }),
+          params: Type.Object({ file: FILE }),
           querystring: StaticQuery,
           response: responses,
         },
@@ -68,10 +75,16 @@ export const staticSdkRoutes: RouteModule = async (app) => {
       '/static/:version/:file',
       {
         schema: {
-          tags,
-          summary: 'A script of the browser SDK under its version, as posthog-js asks with strict_script_versioning',
+          ...describe({
+            tag,
+            summary: 'The browser SDK, by version',
+            description: `A script of the browser SDK under its version, as posthog-js asks with \`strict_script_versioning\`; only ${files.version} is served. Cached for a year.`,
+            returns: 'The script',
+            media: 'text/javascript',
+            errors: { 404: `a version other than ${files.version}, or an unknown file` },
+          }),
           security: [],
-          params: Type.Object({ version: Type.String(), file: Type.String() }),
+          params: Type.Object({ version: Type.String({ description: `The SDK version: ${files.version}.` }), file: FILE }),
           response: responses,
         },
       },

@@ -1,7 +1,7 @@
 // Wire shapes of GET /api/projects/:project_id/persons/deletion_status/.
 import { Type, type Static } from 'typebox';
 import { validationError } from '../../errors.ts';
-import { DateTime, Nullable, PageQuery } from '../../wire/schemas.ts';
+import { DateTimeOf, Nullable, PageQuery } from '../../wire/schemas.ts';
 
 export const DELETION_STATUSES = ['pending', 'completed'] as const;
 export type DeletionStatus = (typeof DELETION_STATUSES)[number];
@@ -9,23 +9,26 @@ export type DeletionStatus = (typeof DELETION_STATUSES)[number];
 export const DeletionStatusQuery = Type.Object({
   ...PageQuery.properties,
   // Checked by statusFilterOf, so the 400 names the value given (Ajv is not run verbose here).
-  status: Type.Optional(Type.String({ description: 'pending, completed or all (the default)' })),
-  person_uuid: Type.Optional(Type.String({ format: 'uuid' })),
+  status: Type.Optional(Type.String({ description: '`pending` (not run yet), `completed`, or `all` (the default).' })),
+  person_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'Only the tasks of the person with this uuid (which may be deleted already).' })),
 });
 export type DeletionStatusQueryWire = Static<typeof DeletionStatusQuery>;
 
 
-export const DeletionTask = Type.Object({
-  id: Type.Integer(),
-  person_id: Type.Integer(),
-  person_uuid: Type.String({ format: 'uuid' }),
-  distinct_ids: Type.Array(Type.String()),
-  status: Type.Enum([...DELETION_STATUSES]),
-  created_at: DateTime,
-  delete_verified_at: Nullable(DateTime),
-  events_deleted: Type.Integer(),
-  created_by: Nullable(Type.Object({ first_name: Type.String(), email: Type.String() })),
-});
+export const DeletionTask = Type.Object(
+  {
+    id: Type.Integer(),
+    person_id: Type.Integer({ description: 'The deleted person\'s integer id.' }),
+    person_uuid: Type.String({ format: 'uuid', description: 'The deleted person\'s uuid.' }),
+    distinct_ids: Type.Array(Type.String(), { description: 'The distinct ids the person had: their events are deleted too.' }),
+    status: Type.Enum([...DELETION_STATUSES], { description: '`pending` until the deletion batch has run it, then `completed`.' }),
+    created_at: DateTimeOf('When the deletion was asked for.'),
+    delete_verified_at: Nullable(Type.String({ format: 'date-time' }), 'When the batch deleted the events; null while pending.'),
+    events_deleted: Type.Integer({ description: 'How many events the batch deleted.' }),
+    created_by: Nullable(Type.Object({ first_name: Type.String(), email: Type.String() }), 'Who asked for it (the key\'s user).'),
+  },
+  { title: 'DeletionTask', description: 'A queued deletion of a deleted person\'s events (asked with `delete_events=true`), run by the weekly batch (Sunday 05:00 UTC by default).' },
+);
 export type DeletionTaskWire = Static<typeof DeletionTask>;
 
 export function statusFilterOf(value: string | undefined): DeletionStatus | undefined {
