@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { recordActivities } from '../modules/activity/activity.repository.ts';
-import { loadBatch } from './load-batch.step.ts';
+import { loadBatch, storedKey } from './load-batch.step.ts';
 import { normalizeEvent, type NormalizableEvent, type PreparedEvent } from './normalize-event.step.ts';
 import { openPersonBatch } from './person-batch.ts';
 import { resolvePerson, type ResolvedEvent } from './resolve-person.step.ts';
@@ -61,7 +61,7 @@ async function processBatch(deps: Deps, db: Db, team: TeamRow, events: PreparedE
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
   const seen = new Set<string>();
   const fresh = events.filter((event) => {
-    if (loaded.storedUuids.has(event.uuid) || seen.has(event.uuid)) return false;
+    if (loaded.stored.has(storedKey(event.uuid, event.distinctId)) || seen.has(event.uuid)) return false;
     seen.add(event.uuid);
     return true;
   });

@@ -10,8 +10,12 @@ export class RetryableConflict extends Error {
   readonly code = '40001';
 }
 
+/** An event is the same event only with the same distinct id (the key of `events`, migration 0007). */
+export const storedKey = (uuid: string, distinctId: string) => `${uuid} ${distinctId}`;
+
 export interface LoadedBatch {
-  storedUuids: Set<string>;
+  /** storedKey of each event of the batch already stored. */
+  stored: Set<string>;
   persons: LoadedPerson[];
   /** Each distinct id looked up → its person's id, or null when it has none. */
   distinctIds: Map<string, number | null>;
@@ -31,8 +35,8 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
   const { rows } = await sql<Row>`
     select s.stored, x.*
     from (
-      select coalesce(array_agg(uuid::text), '{}') as stored
-      from events where team_id = ${teamId} and uuid = any(${uuids}::uuid[])
+      select coalesce(array_agg(uuid::text || ' ' || distinct_id), '{}') as stored
+      from events where team_id = ${teamId} and distinct_id = any(${distinctIds}::text[]) and uuid = any(${uuids}::uuid[])
     ) s
     left join lateral (
       select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
@@ -52,5 +56,5 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
       persons.set(id, { id, uuid, properties, is_identified, created_at, version });
     }
   }
-  return { storedUuids: new Set(rows[0]?.stored ?? []), persons: [...persons.values()], distinctIds: result };
+  return { stored: new Set(rows[0]?.stored ?? []), persons: [...persons.values()], distinctIds: result };
 }
