@@ -83,7 +83,6 @@ async function prepare(handle: DatabaseHandle): Promise<{ seedMs: number; querie
   const seedMs = await seed(handle, teamId);
   const app = await buildApp({
     db: handle.db,
-    dbKind: handle.kind,
     config: defaultConfig({ rateLimit: false }),
     clock: { now: () => END },
     log: createLogger('silent'),

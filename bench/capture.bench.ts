@@ -6,21 +6,22 @@
 //   node bench/capture.bench.ts --pg "postgres://root@/herd_bench?host=/var/run/postgresql" \
 //     --citus postgres://root@127.0.0.1:55432/herd_bench [--citus-workers 127.0.0.1:55433,127.0.0.1:55434]
 //     (the same batches, turn by turn, on PostgreSQL and on a 3-node Citus cluster: .ci/citus.sh start)
+//   --anonymous 0.5: that share of the events are personless $pageviews ($process_person_profile
+//   false, as posthog-js sends before identify) of 5 000 visitors; the rest as above.
 import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
-import type { Db } from '../src/db/database.ts';
+import type { DatabaseHandle, Db } from '../src/db/database.ts';
 import type { TeamRow } from '../src/db/schema.ts';
 import type { Deps } from '../src/deps.ts';
 import { systemClock } from '../src/deps.ts';
 import { ingestEvents, type CaptureEvent } from '../src/ingestion/ingest.ts';
-import { uuidV7 } from '../src/ingestion/uuid.ts';
+import type { App } from '../src/http/route-module.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
-import type { DatabaseHandle } from '../src/db/database.ts';
-import type { App } from '../src/http/routes/index.ts';
+import { captureBatches, seedBatches, VISITORS } from './capture-batches.ts';
 import { DEFAULT_CITUS_WORKERS, describeCitus, describeDatabase, formatRate, median, openBenchDatabase, openCitusBenchDatabase, printTable, ratio, timed, type Row } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -32,35 +33,16 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '100' },
     existing: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
+    anonymous: { type: 'string', default: '0' },
   },
 });
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
 const EXISTING = Number(args.existing);
 const ROUNDS = Number(args.rounds);
+const ANONYMOUS = Number(args.anonymous);
 
-/** Batches of BATCH events: even ones create a new person, odd ones $set on an existing one. */
-function makeBatches(round: string, count: number): CaptureEvent[][] {
-  const batches: CaptureEvent[][] = [];
-  let n = 0;
-  for (let b = 0; n < count; b++) {
-    const batch: CaptureEvent[] = [];
-    for (let i = 0; i < BATCH && n < count; i++, n++) {
-      const fresh = n % 2 === 0;
-      const distinctId = fresh ? `new-${round}-${n}` : `existing-${Math.floor(Math.random() * EXISTING)}`;
-      batch.push({
-        event: fresh ? 'signed up' : 'plan changed',
-        distinct_id: distinctId,
-        uuid: uuidV7(),
-        timestamp: new Date().toISOString(),
-        properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $browser: 'Firefox', round },
-        $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
-      });
-    }
-    batches.push(batch);
-  }
-  return batches;
-}
+const makeBatches = (round: string, count: number) => captureBatches(round, count, { batch: BATCH, existing: EXISTING, anonymous: ANONYMOUS });
 
 /** The baseline: the same events as rows, one multi-row INSERT per batch, no person work. */
 async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
@@ -108,15 +90,11 @@ async function postAll(app: App, bodies: Buffer[]) {
 }
 
 async function prepare(label: string, handle: DatabaseHandle): Promise<Target> {
-  const deps: Deps = { db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
+  const deps: Deps = { db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
   const app = await buildApp(deps);
   const tenant = await makeTenant(handle.db);
   const team = tenant.project;
-  const seedBatches: CaptureEvent[][] = [];
-  for (let i = 0; i < EXISTING; i += 500) {
-    seedBatches.push(Array.from({ length: Math.min(500, EXISTING - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
-  }
-  await ingestAll(deps, team, seedBatches);
+  await ingestAll(deps, team, seedBatches(EXISTING));
   // Steady state: a production table has statistics (autovacuum); a fresh one would mislead the planner.
   await sql`analyze`.execute(handle.db);
   // Warm-up: JIT, plans and caches, not measured.
@@ -159,12 +137,15 @@ async function main() {
     ['ingest', 'ingestEvents (persons + events, one transaction per batch)'],
     ['http', 'POST /batch/ (gzip JSON, app.inject)'],
   ] as const;
+  const mix = ANONYMOUS > 0
+    ? `${Math.round(ANONYMOUS * 100)} % personless $pageviews of ${VISITORS} visitors, the rest half new persons, half $set on ${EXISTING} existing`
+    : `half new persons, half $set on ${EXISTING} existing`;
   for (const target of targets) {
     const baseline = median(target.rates.raw);
     const rows: Row[] = paths.map(([key, path]) => ({
       path, 'events/s (median)': formatRate(median(target.rates[key])), 'vs baseline': ratio(median(target.rates[key]), baseline),
     }));
-    printTable(`Capture on ${target.label}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, half new persons, half $set on ${EXISTING} existing`, rows);
+    printTable(`Capture on ${target.label}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, ${mix}`, rows);
   }
   if (targets.length === 2) {
     const [single, cluster] = targets;

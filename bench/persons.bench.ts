@@ -13,10 +13,10 @@ import { defaultConfig } from '../src/config.ts';
 import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
-import { parsePropertyFilter } from '../src/analytics/property-filter.ts';
+import { parsePropertyFilter } from '../src/filters/property-filter.ts';
 import { countPersons, findPerson, iteratePersons, listPersons, type PersonFilters } from '../src/modules/persons/persons.repository.ts';
 import { makeTenant, type Tenant } from '../test/helpers/factories.ts';
-import type { App } from '../src/http/routes/index.ts';
+import type { App } from '../src/http/route-module.ts';
 import { DEFAULT_CITUS_WORKERS, openCitusBenchDatabase } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -85,7 +85,7 @@ interface Target {
 
 async function prepare(label: string, handle: DatabaseHandle): Promise<Target> {
   const tenant = await makeTenant(handle.db);
-  const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
+  const app = await buildApp({ db: handle.db, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
   return { label, handle, tenant, teamId: tenant.project.id, app };
 }
 

@@ -9,7 +9,8 @@ import { registerErrorHandling, renderFrameworkError } from './http/plugins/erro
 import { registerInputGuards } from './http/plugins/input-guards.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
-import { routeModules, type App } from './http/routes/index.ts';
+import type { App } from './http/route-module.ts';
+import { routeModules } from './http/routes/index.ts';
 
 export const API_BODY_LIMIT = 1024 * 1024;
 

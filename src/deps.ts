@@ -11,7 +11,6 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export interface Deps {
   readonly db: Db;
-  readonly dbKind: 'pglite' | 'postgres';
   readonly config: Config;
   readonly clock: Clock;
   readonly log: Logger;

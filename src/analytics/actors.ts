@@ -2,7 +2,9 @@
 // the events point to that no longer exist (deleted) as `missing_persons`.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { loadPersons, serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
+import { serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
+import { loadPersons } from '../modules/persons/persons.repository.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 export interface ViewContext {
   db: Db;
@@ -13,14 +15,14 @@ export interface ViewContext {
 
 export interface ActorsResult {
   people: PersonWire[];
-  /** Ids the query returned for the page, before dropping missing persons (era B's has-more rule). */
+  /** Ids the query returned for the page, before dropping missing persons (PostHog's has-more rule). */
   rawCount: number;
   missing: number;
 }
 
 /**
  * `order`: `query` keeps the analytics query's order (trends by value, retention);
- * `store` renders the page in persons-store order, created_at DESC then uuid (PostHog era B).
+ * `store` renders the page in persons-store order, created_at DESC then uuid (as PostHog's persons API of 2022–2024 does).
  */
 export async function renderActors(context: ViewContext, personIds: number[], order: 'query' | 'store'): Promise<ActorsResult> {
   const persons = await loadPersons(context.db, context.teamId, personIds);
@@ -29,7 +31,7 @@ export async function renderActors(context: ViewContext, personIds: number[], or
 }
 
 /** A page of the person ids a selection (`select person_id …`) yields, by person uuid. */
-export async function selectPersonsByUuid(context: ViewContext, selection: RawBuilder<unknown>, page: { limit: number; offset: number }): Promise<number[]> {
+export async function selectPersonsByUuid(context: ViewContext, selection: RawBuilder<unknown>, page: PageRequest): Promise<number[]> {
   const { rows } = await sql<{ person_id: number }>`
     select s.person_id
     from (${selection}) s

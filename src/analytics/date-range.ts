@@ -32,15 +32,6 @@ export function localTime(instant: Date, timezone: string): Date {
   return new Date(Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'), instant.getUTCMilliseconds()));
 }
 
-export function isValidTimezone(timezone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function addInterval(date: Date, interval: Interval, count: number): Date {
   const d = new Date(date);
   if (interval === 'hour') d.setTime(d.getTime() + count * HOUR);

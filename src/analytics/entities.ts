@@ -3,7 +3,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { ViewContext } from './actors.ts';
-import { filterSql, parseFilter, resolveFilter, type FilterNode } from './filters.ts';
+import { rangeSql, type LocalRange } from './date-range.ts';
+import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql, type FilterNode } from './filters.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 
 export interface Entity {
@@ -60,7 +61,7 @@ export function entitiesParam(raw: RawParams, key = 'events'): Entity[] {
   return sorted.map((entity, index) => ({ ...entity, index }));
 }
 
-/** The entity one point of a trends/stickiness graph belongs to (analytics.md §1.3). */
+/** The entity one point of a trends/stickiness graph belongs to. */
 export function targetEntity(raw: RawParams): Entity {
   const entities = entitiesParam(raw);
   const type = stringParam(raw, 'entity_type') ?? stringParam(raw, 'type');
@@ -84,6 +85,29 @@ export function targetEntity(raw: RawParams): Entity {
 export function entitySql(entity: Entity, teamId: number): RawBuilder<unknown> {
   const name = entity.id === null ? sql`true` : sql`e.event = ${entity.id}`;
   return entity.properties ? sql`(${name} and ${filterSql(entity.properties, teamId)})` : name;
+}
+
+/**
+ * The event row `e` is one of the entity's, by a person of the project, in the range, and matches
+ * the request's `properties` and `search`; `extra` adds a view's own condition, read after those.
+ */
+export async function entityEventsSql(
+  context: ViewContext,
+  raw: RawParams,
+  entity: Entity,
+  range: LocalRange,
+  extra?: () => Promise<RawBuilder<unknown>>,
+): Promise<RawBuilder<unknown>> {
+  const conditions = [
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
+    entitySql(entity, context.teamId),
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+  ];
+  if (extra) conditions.push(await extra());
+  return andSql(conditions);
 }
 
 /** Resolves the cohort filters among an entity's own property filters. */

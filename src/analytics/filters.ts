@@ -3,9 +3,11 @@
 // (`e.person_properties`), the properties the person had when acting, as PostHog's
 // persons-on-events mode does; it also keeps every view a scan of `events` alone.
 import { sql, type RawBuilder } from 'kysely';
+import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
+import { compilePropertyFilter, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
+import { resolveCohortFilters } from '../modules/cohorts/cohort-filters.ts';
 import type { ViewContext } from './actors.ts';
-import { compilePropertyFilter, parsePropertyFilter, resolveCohortFilters, type FilterNode } from './property-filter.ts';
 import { jsonParam, stringParam, type RawParams } from './params.ts';
 
 export type { FilterNode };
@@ -53,11 +55,11 @@ export function filterSql(node: FilterNode | null, teamId: number): RawBuilder<u
   })}`;
 }
 
-/** `search`: person email or name, or the event's distinct id, containing the text (PostHog era B). */
+/** `search`: person email or name, or the event's distinct id, containing the text (as PostHog's persons API of 2022–2024 does). */
 export function searchSql(raw: RawParams): RawBuilder<unknown> {
   const search = stringParam(raw, 'search')?.trim();
   if (!search) return sql`true`;
-  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containsPattern(search);
   return sql`(e.person_properties->>'email' ilike ${pattern} or e.person_properties->>'name' ilike ${pattern} or e.distinct_id ilike ${pattern})`;
 }
 

@@ -1,4 +1,4 @@
-// Persons behind one correlation row (analytics.md §7): funnel entrants who performed the
+// Persons behind one correlation row: funnel entrants who performed the
 // correlated event between their funnel start and end, or who match the correlated properties;
 // optionally only converted / only dropped-off ones.
 import { sql } from 'kysely';
@@ -9,11 +9,12 @@ import { entitySql, parseEntity, resolveEntity } from './entities.ts';
 import { parseFilter, resolveFilter, type FilterNode } from './filters.ts';
 import { stepSelection } from './funnel.query.ts';
 import { funnelPersonsSql, parseFunnel } from './funnel-steps.ts';
-import { boolParam, choiceParam, jsonParam, type Page, type RawParams } from './params.ts';
+import { boolParam, choiceParam, jsonParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const TYPES = ['events', 'event_with_properties', 'properties'] as const;
 
-export async function correlationActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function correlationActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const type = choiceParam(raw, 'funnel_correlation_type', TYPES, 'events');
   const converted = boolParam(raw, 'funnel_correlation_person_converted');
   let extra: FilterNode | null = null;

@@ -1,5 +1,5 @@
 // The funnel engine shared by the funnel and correlation views: every candidate attempt of every
-// person (analytics.md §6) as SQL over `events`, for ordered, strict and unordered funnels.
+// person as SQL over `events`, for ordered, strict and unordered funnels.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { ViewContext } from './actors.ts';

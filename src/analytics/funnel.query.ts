@@ -1,4 +1,4 @@
-// Persons of a funnel step (analytics.md §6): `funnel_step=N` reached at least step N, `-N` reached
+// Persons of a funnel step: `funnel_step=N` reached at least step N, `-N` reached
 // step N-1 but not N, `funnel_custom_steps` any of the listed step counts; funnel-trends mode picks
 // one entrance period and converted (or dropped-off) persons.
 import { sql, type RawBuilder } from 'kysely';
@@ -8,7 +8,8 @@ import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from 
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
-import { boolParam, choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { boolParam, choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 
@@ -57,7 +58,7 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
 
 /**
  * `funnel_step_breakdown`: persons whose breakdown value, taken on their first step-1 event in
- * the range (first-touch attribution, era B's default), equals it; `"x"` and `["x"]` are the same.
+ * the range (first-touch attribution, PostHog's default), equals it; `"x"` and `["x"]` are the same.
  */
 async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;
@@ -111,7 +112,7 @@ async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: Fun
   return sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
 }
 
-export async function funnelActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function funnelActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const spec = await parseFunnel(raw, context);
   const selection = isTrendsMode(raw)
     ? trendsSelectionSql(context, raw, spec)

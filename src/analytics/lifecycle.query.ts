@@ -1,13 +1,13 @@
-// Persons behind one lifecycle bar (analytics.md §4): each person's active periods in the range
+// Persons behind one lifecycle bar: each person's active periods in the range
 // (plus one period either side) are labelled new/returning/resurrecting, and the period after a
 // gap-starting one dormant; the persons with the requested label at target_date are returned.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
-import { entitiesParam, entitySql, resolveEntity, type Entity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intervalParam, stringParam, type Page, type RawParams } from './params.ts';
+import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, truncate } from './date-range.ts';
+import { entitiesParam, entityEventsSql, resolveEntity, type Entity } from './entities.ts';
+import { rangeParam, intervalParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 
@@ -20,7 +20,7 @@ async function lifecycleEntity(context: ViewContext, raw: RawParams): Promise<En
   throw validationError('An entity must be provided.', 'events', 'required');
 }
 
-export async function lifecycleActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function lifecycleActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const targetRaw = stringParam(raw, 'target_date');
   if (targetRaw === undefined) throw validationError('Must include specified date', 'target_date', 'required');
   const type = stringParam(raw, 'lifecycle_type');
@@ -35,14 +35,7 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
     to: addInterval(truncate(new Date(range.to.getTime() - 1), interval), interval, 1),
   };
   const target = formatLocal(truncate(parseDate(targetRaw, context.timezone, context.now, 'target_date').value, interval));
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), window, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, window);
   const one = intervalSql(interval);
   const targetSql = sql`${target}::timestamp`;
   const created = bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval);

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boolParam, intParam, jsonParam, mergeParams, pageParams, stringParam } from './params.ts';
 
-const attrOf = (fn: () => unknown) => {
+const refusalOf = (fn: () => unknown): { attr?: string; detail?: string } => {
   try {
     fn();
   } catch (error) {
-    return (error as { attr?: string }).attr;
+    return error as { attr?: string; detail?: string };
   }
-  return 'no error';
+  return { attr: 'no error', detail: 'no error' };
 };
+const attrOf = (fn: () => unknown) => refusalOf(fn).attr;
+const detailOf = (fn: () => unknown) => refusalOf(fn).detail;
 
 describe('analytics params', () => {
   it('merges the query with a body, body keys winning', () => {
@@ -34,6 +36,16 @@ describe('analytics params', () => {
     assert.equal(intParam({ a: '-3' }, 'a'), -3);
     for (const bad of ['1.5', 'x', '1e3', '99999999999999999999']) assert.equal(attrOf(() => intParam({ a: bad }, 'a')), 'a');
     assert.equal(attrOf(() => intParam({ a: '0' }, 'a', { min: 1 })), 'a');
+  });
+
+  it('says the allowed range of an integer that is not one or out of range', () => {
+    assert.equal(detailOf(() => intParam({ a: 'x' }, 'a')), 'A valid integer is required.');
+    assert.equal(detailOf(() => intParam({ a: '1.5' }, 'a', { min: 1 })), 'A valid integer greater than or equal to 1 is required.');
+    assert.equal(detailOf(() => intParam({ a: 'x' }, 'a', { min: 0, max: 100 })), 'A valid integer from 0 to 100 is required.');
+    assert.equal(detailOf(() => intParam({ a: '-99999999999999999999' }, 'a', { min: 0 })), 'Ensure this value is greater than or equal to 0.');
+    assert.equal(detailOf(() => intParam({ a: '99999999999999999999' }, 'a', { min: 0, max: 100 })), 'Ensure this value is less than or equal to 100.');
+    assert.equal(detailOf(() => pageParams({ limit: '-1' })), 'Ensure this value is greater than or equal to 1.');
+    assert.equal(detailOf(() => pageParams({ offset: 'abc' })), 'A valid integer greater than or equal to 0 is required.');
   });
 
   it('pages like every list: default 100, clamp 1000, limit below 1 and negative offset are 400', () => {

@@ -1,18 +1,16 @@
 // Parameter intake of the analytical views: query string merged with a JSON body (body wins),
 // structured values JSON-encoded in the query string. Every bad value is a 400 naming the parameter.
 import { validationError } from '../errors.ts';
+import { pageOf, type PageRequest } from '../wire/page.ts';
 import { INTERVALS, resolveRange, type Interval, type LocalRange } from './date-range.ts';
 
 export type RawParams = Record<string, unknown>;
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
 
 /** Query string and body merged; body keys win (PostHog's filter intake). */
 export function mergeParams(query: unknown, body: unknown): RawParams {
   const merged: RawParams = {};
   if (query && typeof query === 'object') Object.assign(merged, query);
-  // A body that is present must be an object (contract §11), `null` included.
+  // A body that is present must be an object, `null` included.
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw validationError('Invalid data. Expected a dictionary.', null);
   }
@@ -52,14 +50,20 @@ export function jsonParam(raw: RawParams, key: string, unparsable = `${key} is n
   }
 }
 
+/** "A valid integer is required.", with the allowed range when there is one. */
+function integerRequired(key: string, { min, max }: { min?: number; max?: number }) {
+  const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` greater than or equal to ${min}` : '';
+  return validationError(`A valid integer${range} is required.`, key);
+}
+
 export function intParam(raw: RawParams, key: string, options: { min?: number; max?: number } = {}): number | undefined {
   const text = stringParam(raw, key);
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text.trim())) throw validationError('A valid integer is required.', key);
+  if (!/^-?\d+$/.test(text.trim())) throw integerRequired(key, options);
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw validationError('A valid integer is required.', key);
   if (options.min !== undefined && value < options.min) throw validationError(`Ensure this value is greater than or equal to ${options.min}.`, key);
   if (options.max !== undefined && value > options.max) throw validationError(`Ensure this value is less than or equal to ${options.max}.`, key);
+  if (!Number.isSafeInteger(value)) throw integerRequired(key, options);
   return value;
 }
 
@@ -84,16 +88,9 @@ export function intervalParam(raw: RawParams): Interval {
   return choiceParam(raw, 'interval', INTERVALS, 'day');
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
-
-/** limit/offset as every list of the API (contract §2): default 100, clamp 1000, below 1 is 400. */
-export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offset'): Page {
-  const limit = intParam(raw, limitKey, { min: 1 }) ?? DEFAULT_LIMIT;
-  const offset = intParam(raw, offsetKey, { min: 0 }) ?? 0;
-  return { limit: Math.min(limit, MAX_LIMIT), offset };
+/** limit/offset as every list of the API takes them; below 1 is a 400. */
+export function pageParams(raw: RawParams, limitKey = 'limit', offsetKey = 'offset'): PageRequest {
+  return pageOf({ limit: intParam(raw, limitKey, { min: 1 }), offset: intParam(raw, offsetKey, { min: 0 }) });
 }
 
 /** The view's date range from `date_from`, `date_to` and `explicit_date`, in the project's timezone. */

@@ -1,14 +1,16 @@
-// Persons behind a paths node or edge (analytics.md §8). Each person's events become path items
+// Persons behind a paths node or edge. Each person's events become path items
 // (URL for pageviews, screen name for screens, else the event name), split into 30-minute
 // sessions, deduplicated, cut at start/end points, limited to step_limit and keyed `{i}_{item}`.
 import { sql, type RawBuilder } from 'kysely';
+import { escapeLike } from '../db/like-pattern.ts';
 import { AppError, validationError } from '../errors.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
 import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
 import { stepSelection } from './funnel.query.ts';
 import { attemptsWithExclusionsSql, parseFunnel } from './funnel-steps.ts';
-import { choiceParam, rangeParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { choiceParam, rangeParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const EVENT_TYPES = ['$pageview', '$screen', 'custom_event', 'hogql'];
 const FUNNEL_PATHS = ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] as const;
@@ -43,7 +45,7 @@ function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unkn
   const groupings = stringList(raw, 'path_groupings');
   if (groupings.length === 0) return item;
   const cases = groupings.map((pattern) => {
-    const like = pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%');
+    const like = escapeLike(pattern).replaceAll('*', '%');
     return sql`when ${item} like ${like} then ${pattern}`;
   });
   return sql`(case ${sql.join(cases, sql` `)} else ${item} end)`;
@@ -93,7 +95,7 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
   }
 }
 
-export async function pathActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function pathActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');

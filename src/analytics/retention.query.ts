@@ -1,4 +1,4 @@
-// Persons of one retention cohort with their appearances (analytics.md §5). The window ends at
+// Persons of one retention cohort with their appearances. The window ends at
 // E = date_to + 1 period (midnight, except hourly) and spans total_intervals periods back.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
@@ -7,7 +7,8 @@ import { renderActors, type ViewContext } from './actors.ts';
 import { addInterval, formatLocal, localSql, localTime, parseDate, rangeSql, truncate, type Interval } from './date-range.ts';
 import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { choiceParam, intParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const;
 const DEFAULT_TARGET = { id: '$pageview', type: 'events' };
@@ -32,7 +33,7 @@ export function retentionWindow(dateTo: Date, interval: Interval, total: number)
   return { start, end };
 }
 
-export async function retentionActors(context: ViewContext, raw: RawParams, page: Page): Promise<RetentionResult> {
+export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {
   const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
   const returning = jsonParam(raw, 'returning_entity') === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
   const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');

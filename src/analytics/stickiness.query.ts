@@ -1,25 +1,18 @@
-// Persons behind one stickiness bar (analytics.md §3): those active in exactly N distinct interval
+// Persons behind one stickiness bar: those active in exactly N distinct interval
 // buckets (project timezone) of the range, for the target entity.
 import { sql } from 'kysely';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { bucketSql, localSql, rangeSql } from './date-range.ts';
-import { entitySql, resolveEntity, targetEntity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { rangeParam, intervalParam, intParam, type Page, type RawParams } from './params.ts';
+import { bucketSql, localSql } from './date-range.ts';
+import { entityEventsSql, resolveEntity, targetEntity } from './entities.ts';
+import { rangeParam, intervalParam, intParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
-export async function stickinessActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function stickinessActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const entity = await resolveEntity(context, targetEntity(raw));
   const interval = intervalParam(raw);
   const days = intParam(raw, 'stickiness_days', { min: 0 }) ?? 0;
   const range = rangeParam(raw, context, interval);
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, range);
   const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
   const { rows } = await sql<{ person_id: number }>`
     select e.person_id

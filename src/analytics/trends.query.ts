@@ -1,12 +1,13 @@
-// Persons behind one point of a trends graph (analytics.md §2): the persons with events of the
+// Persons behind one point of a trends graph: the persons with events of the
 // target entity in the point's window, most events (or largest property aggregate) first.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
-import { addInterval, parseDate, rangeSql, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
-import { entitySql, resolveEntity, targetEntity, type Entity } from './entities.ts';
-import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql } from './filters.ts';
-import { boolParam, intervalParam, jsonParam, stringParam, type Page, type RawParams } from './params.ts';
+import { addInterval, parseDate, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
+import { entityEventsSql, resolveEntity, targetEntity, type Entity } from './entities.ts';
+import { filterSql, parseFilter, resolveFilter } from './filters.ts';
+import { boolParam, intervalParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import type { PageRequest } from '../wire/page.ts';
 
 const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
 const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
@@ -85,19 +86,11 @@ function valueSql(entity: Entity): RawBuilder<unknown> {
   return sql`(${aggregate(numeric)})::float8`;
 }
 
-export async function trendsActors(context: ViewContext, raw: RawParams, page: Page): Promise<ActorsResult> {
+export async function trendsActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
   const entity = await resolveEntity(context, targetEntity(raw));
   const interval = intervalParam(raw);
   const range = trendsWindow(raw, context, interval, entity.math);
-  const where = andSql([
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    rangeSql(sql.ref('e.timestamp'), range, context.timezone),
-    entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-    await breakdownSql(context, raw),
-  ]);
+  const where = await entityEventsSql(context, raw, entity, range, () => breakdownSql(context, raw));
   const { rows } = await sql<{ person_id: number; value: number | null }>`
     select e.person_id, ${valueSql(entity)} as value
     from events e

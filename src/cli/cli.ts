@@ -21,6 +21,14 @@ export interface Command {
   /** The words that name it: "users add". */
   name: string;
   usage: string;
+  /** What it does, one sentence (the help's first line). */
+  summary: string;
+  /** Each option as the usage writes it, with what it means (--json and --help are added). */
+  flags: [string, string][];
+  /** What --json prints on success. */
+  jsonResult: string;
+  /** The way to the same end while another process holds the embedded database ("use … POST …"). */
+  instead: string;
   options: ParseArgsOptionsConfig;
   /** Checks every argument before anything opens the database; throws UsageError. */
   run(values: Record<string, string | boolean | undefined>, context: CommandContext): Promise<void>;
@@ -86,7 +94,7 @@ export async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<
   const handle = await openDatabase(config);
   try {
     await migrateToLatest(handle.db);
-    return await work({ db: handle.db, dbKind: handle.kind, config, clock: systemClock, log });
+    return await work({ db: handle.db, config, clock: systemClock, log });
   } finally {
     await handle.close();
   }

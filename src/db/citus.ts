@@ -58,7 +58,7 @@ export async function distributeSchema(db: Db): Promise<string[]> {
     // Shards created in this transaction get their foreign keys to reference tables created in it:
     // Citus requires one connection per node for that.
     await sql`set local citus.multi_shard_modify_mode = 'sequential'`.execute(trx);
-    // The person-count triggers on `persons` (migration 0007) only write the co-located shard of
+    // The person-count triggers on `persons` (migration 0009) only write the co-located shard of
     // `person_count_deltas` on their own worker, which Citus allows from a trigger; it asks to be
     // told that such triggers are intended.
     await sql`set local citus.enable_unsafe_triggers = on`.execute(trx);

@@ -1,10 +1,10 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
-import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -45,22 +45,43 @@ export async function openPostgres(
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-/** dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests). */
+/**
+ * dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests).
+ * A directory is locked for this process before PGlite touches it (DataDirLockedError if taken).
+ */
 export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob }): Promise<DatabaseHandle> {
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create({
-    dataDir: options.dataDir ?? undefined,
-    loadDataDir: options.loadDataDir,
-    // Trigram indexes serve the persons search (migration 0004).
-    extensions: { pg_trgm },
-    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
-  });
+  const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      dataDir: options.dataDir ?? undefined,
+      loadDataDir: options.loadDataDir,
+      // Trigram indexes serve the persons search (migration 0004).
+      extensions: { pg_trgm },
+      parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  const close = async () => {
+    try {
+      await db.destroy();
+    } finally {
+      lock?.release();
+    }
+  };
+  return { db, kind: 'pglite', close };
 }
 
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, config.databasePoolSize)
     : openPGlite({ dataDir: config.dataDir });
+}
+
+/** Runs a trivial statement: throws when the database cannot answer. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

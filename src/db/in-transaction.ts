@@ -1,5 +1,5 @@
 // Runs work in a transaction, joining the caller's when there is one (Kysely does not nest them),
-// so a service can be used on its own or as one step of a larger unit (the CLI's bootstrap).
+// so a service can be used on its own or as one step of a larger unit (bootstrap).
 import type { Db } from './database.ts';
 
 export function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {

@@ -108,7 +108,8 @@ export interface PersonsTable {
 export interface PersonDistinctIdsTable {
   team_id: number;
   distinct_id: string;
-  person_id: number;
+  /** null: a placeholder for an id used only by personless events so far (migration 0007). */
+  person_id: number | null;
   id: Generated<number>;
   version: Generated<number>;
 }

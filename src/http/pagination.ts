@@ -1,24 +1,12 @@
-// limit/offset pagination with the {count, next, previous, results} envelope and absolute links.
+// The {count, next, previous, results} envelope of a page, with absolute links.
 import type { FastifyRequest } from 'fastify';
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
+import { pageOf, type PageRequest } from '../wire/page.ts';
 
 export interface PageEnvelope<T> {
   count: number;
   next: string | null;
   previous: string | null;
   results: T[];
-}
-
-/** limit/offset were validated by the route's PageQuery schema; here defaults and the clamp. */
-export function pageOf(query: { limit?: number; offset?: number }): PageRequest {
-  return { limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT), offset: query.offset ?? 0 };
 }
 
 export function requestBaseUrl(request: FastifyRequest, siteUrl: string | null): string {
@@ -37,4 +25,15 @@ export function pageEnvelope<T>(request: FastifyRequest, siteUrl: string | null,
   const next = offset + limit < count ? pageLink(request, siteUrl, limit, offset + limit) : null;
   const previous = offset > 0 ? pageLink(request, siteUrl, limit, Math.max(0, offset - limit)) : null;
   return { count, next, previous, results };
+}
+
+/** A list route's answer: the page its query asks for, listed by `list`, in the envelope. */
+export async function listPage<T>(
+  request: FastifyRequest,
+  siteUrl: string | null,
+  list: (page: PageRequest) => Promise<{ count: number; results: T[] }>,
+): Promise<PageEnvelope<T>> {
+  const page = pageOf(request.query as { limit?: number; offset?: number });
+  const { count, results } = await list(page);
+  return pageEnvelope(request, siteUrl, page, count, results);
 }

@@ -1,4 +1,4 @@
-// Capture bodies as SDKs send them (ingestion.md §1.2): gzip recognised by its magic bytes
+// Capture bodies as SDKs send them: gzip recognised by its magic bytes
 // whatever the headers say, form posts carrying base64 `data=`, then UTF-8 JSON. The size limit
 // holds for the decompressed body too, so a small gzip bomb is refused like a large body.
 import { promisify } from 'node:util';

@@ -1,9 +1,10 @@
-// The one entry point that stores events and processes persons: used by capture and by the
-// persons API (PATCH, update_property, delete_property emit $set / $delete_person_property).
+// Storing events and processing persons: used by capture and by the persons API (PATCH,
+// update_property, delete_property emit $set / $delete_person_property). It answers what happened
+// to persons (the merges), for its callers to record in the same transaction.
+import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
-import { recordActivities } from '../modules/activity/activity.repository.ts';
 import { loadBatch, storedKey } from './load-batch.step.ts';
 import { normalizeEvent, type NormalizableEvent, type PreparedEvent } from './normalize-event.step.ts';
 import { openPersonBatch } from './person-batch.ts';
@@ -22,8 +23,14 @@ export interface CaptureEvent {
   $unset?: string[];
 }
 
-export interface Actor {
-  userId: number | null;
+/** Persons merged into `person`, with the distinct ids that moved to it in the order they were attached. */
+export interface PersonMerge {
+  person: { id: number; uuid: string };
+  distinctIds: string[];
+}
+
+export interface IngestOutcome {
+  merges: PersonMerge[];
 }
 
 // Races that a fresh attempt resolves: unique violation, serialization failure, deadlock.
@@ -50,65 +57,56 @@ export function prepareEvents(
   return prepared;
 }
 
-async function processBatch(deps: Deps, db: Db, team: TeamRow, events: PreparedEvent[], actor: Actor): Promise<void> {
+/** Applies prepared events in `trx`, which must be a transaction; answers the merges done. */
+export async function processEvents(log: Logger, trx: Db, teamId: number, events: PreparedEvent[]): Promise<IngestOutcome> {
   const distinctIds = new Set<string>();
   for (const event of events) {
     distinctIds.add(event.distinctId);
     if (event.merge?.source) distinctIds.add(event.merge.source);
   }
   const given = events.filter((event) => event.uuidGiven).map((event) => event.uuid);
-  const loaded = await loadBatch(db, team.id, given, [...distinctIds]);
+  const personless = new Set(events.filter((event) => !event.processPerson).map((event) => event.distinctId));
+  const loaded = await loadBatch(trx, teamId, given, [...distinctIds], [...personless]);
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
   const seen = new Set<string>();
   const fresh = events.filter((event) => {
-    if (loaded.stored.has(storedKey(event.uuid, event.distinctId)) || seen.has(event.uuid)) return false;
-    seen.add(event.uuid);
+    const key = storedKey(event.uuid, event.distinctId);
+    if (loaded.stored.has(key) || seen.has(key)) return false;
+    seen.add(key);
     return true;
   });
-  if (fresh.length === 0) return;
-  const batch = openPersonBatch(team.id, loaded.persons, loaded.distinctIds);
+  if (fresh.length === 0) return { merges: [] };
+  const batch = openPersonBatch(teamId, loaded.persons, loaded.distinctIds);
   const resolved: ResolvedEvent[] = fresh.map((event) => resolvePerson(batch, event));
-  const merges = await writeBatch(db, batch, resolved);
-  await recordActivities(
-    db,
-    merges.map((merge) => ({
-      organizationId: team.organization_id,
-      teamId: team.id,
-      scope: 'Person',
-      itemId: String(merge.survivor.id),
-      activity: 'merged',
-      userId: actor.userId,
-      detail: {
-        changes: [{ type: 'Person', action: 'merged', field: null, before: null, after: { distinct_ids: merge.distinctIds } }],
-        name: merge.survivor.uuid,
-      },
-    })),
-    deps.clock.now(),
-  );
+  const merges = await writeBatch(trx, batch, resolved);
   for (const { event, warnings } of resolved) {
-    for (const warning of warnings) deps.log.debug({ warning, event: event.event, uuid: event.uuid }, 'ingestion warning');
+    for (const warning of warnings) log.debug({ warning, event: event.event, uuid: event.uuid }, 'ingestion warning');
   }
+  return { merges: merges.map((merge) => ({ person: { id: merge.survivor.id as number, uuid: merge.survivor.uuid }, distinctIds: merge.distinctIds })) };
 }
 
-/** Stores prepared events in one transaction (retried on races), or in `db` if it is one already. */
-export async function storeEvents(deps: Deps, db: Db, team: TeamRow, events: PreparedEvent[], actor: Actor = { userId: null }): Promise<void> {
-  if (events.length === 0) return;
-  if (db.isTransaction) return processBatch(deps, db, team, events, actor);
+/** Runs `work` in `db` when it is a transaction already, else in a new one, retried when it loses a race. */
+export async function inRetriedTransaction<T>(log: Logger, db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute((trx) => processBatch(deps, trx, team, events, actor));
+      return await db.transaction().execute(work);
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
-      deps.log.debug({ attempt, code: (error as { code?: string }).code }, 'ingestion retry');
+      log.debug({ attempt, code: (error as { code?: string }).code }, 'ingestion retry');
       await pause(Math.random() * 10 * attempt);
     }
   }
 }
 
-/** Stores the events and processes persons, in order, in ONE transaction (uses `db` if it is already a transaction). */
-export async function ingestEvents(deps: Deps, db: Db, team: TeamRow, events: CaptureEvent[], actor?: { userId: number | null }): Promise<void> {
+/**
+ * Stores the events and processes persons, in order, in ONE transaction (`db`'s when it is one
+ * already); answers the merges done.
+ */
+export async function ingestEvents(deps: Deps, db: Db, team: TeamRow, events: CaptureEvent[]): Promise<IngestOutcome> {
   // Callers pass values from their own request bodies: clean them as capture cleans its bodies.
   const clean = events.map((event) => sanitizeJsonValue(event) as CaptureEvent);
   const prepared = prepareEvents(clean, { now: deps.clock.now(), sentAt: null, attrPrefix: (index) => String(index) });
-  await storeEvents(deps, db, team, prepared, actor ?? { userId: null });
+  if (prepared.length === 0) return { merges: [] };
+  return inRetriedTransaction(deps.log, db, (trx) => processEvents(deps.log, trx, team.id, prepared));
 }

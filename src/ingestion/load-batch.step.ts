@@ -4,13 +4,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { LoadedPerson } from './person-batch.ts';
+import { holdPersonlessIdsSql, linkedSinceSnapshotSql } from './personless-ids.ts';
 
 /** Thrown when another transaction changed what this one read; the whole batch is retried. */
 export class RetryableConflict extends Error {
   readonly code = '40001';
 }
 
-/** An event is the same event only with the same distinct id (the key of `events`, migration 0007). */
+/** An event is the same event only with the same distinct id (the key of `events`, migration 0009). */
 export const storedKey = (uuid: string, distinctId: string) => `${uuid} ${distinctId}`;
 
 export interface LoadedBatch {
@@ -23,6 +24,7 @@ export interface LoadedBatch {
 
 interface Row extends LoadedPerson {
   stored: string[];
+  linked: number;
   distinct_id: string | null;
 }
 
@@ -30,22 +32,26 @@ interface Row extends LoadedPerson {
  * A row moved or deleted by a transaction we waited for drops out of the result, so its id reads
  * as new; creating it then conflicts (RetryableConflict) and the batch is retried. Each person is
  * locked before its distinct-id rows, the order a person delete (cascading to them) takes too.
+ * The ids of personless events are held too (placeholders, personless-ids.ts).
  */
-export async function loadBatch(db: Db, teamId: number, uuids: string[], distinctIds: string[]): Promise<LoadedBatch> {
+export async function loadBatch(db: Db, teamId: number, uuids: string[], distinctIds: string[], personlessIds: string[] = []): Promise<LoadedBatch> {
   const { rows } = await sql<Row>`
-    select s.stored, x.*
-    from (
-      select coalesce(array_agg(uuid::text || ' ' || distinct_id), '{}') as stored
-      from events where team_id = ${teamId} and distinct_id = any(${distinctIds}::text[]) and uuid = any(${uuids}::uuid[])
-    ) s
-    left join lateral (
+    with locked as (
       select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
       from persons p
       join person_distinct_ids d on d.team_id = p.team_id and d.person_id = p.id
       where d.team_id = ${teamId} and d.distinct_id = any(${distinctIds}::text[])
       order by p.id, d.distinct_id
       for update of p, d
-    ) x on true`.execute(db);
+    ), held as (${holdPersonlessIdsSql(teamId, personlessIds)})
+    select s.stored, ${linkedSinceSnapshotSql} as linked, x.*
+    from (
+      select coalesce(array_agg(uuid::text || ' ' || distinct_id), '{}') as stored
+      from events where team_id = ${teamId} and distinct_id = any(${distinctIds}::text[]) and uuid = any(${uuids}::uuid[])
+    ) s
+    left join lateral (select * from locked) x on true`.execute(db);
+  // An id of a personless event got a person after our snapshot: start over and see it.
+  if ((rows[0]?.linked ?? 0) > 0) throw new RetryableConflict('a distinct id of personless events got a person concurrently');
   const result = new Map<string, number | null>(distinctIds.map((id) => [id, null]));
   const persons = new Map<number, LoadedPerson>();
   for (const row of rows) {

@@ -1,11 +1,12 @@
 // Step 1 of the pipeline: one client event → the event to store and the person changes it asks
-// for (ingestion.md §2.1–2.2). Pure: no database, no clock of its own.
+// for. Pure: no database, no clock of its own.
 import type { JsonObject } from '../db/schema.ts';
 import { validationError } from '../errors.ts';
 import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
 import type { PropertyUpdates } from './person-properties.ts';
 import { resolveTimestamp } from './timestamps.ts';
-import { isUuid, uuidV7 } from './uuid.ts';
+import { isUuid } from '../wire/ids.ts';
+import { uuidV7 } from './uuid.ts';
 
 export const MAX_EVENT_NAME_LENGTH = 200;
 

@@ -1,4 +1,4 @@
-// Capture payload shapes (ingestion.md §1.3–1.4): an array of events, a batch object, or one
+// Capture payload shapes: an array of events, a batch object, or one
 // event; where the project token is; and each event's fields checked with the field at fault.
 import { validationError } from '../errors.ts';
 import type { NormalizableEvent } from './normalize-event.step.ts';

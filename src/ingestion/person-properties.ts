@@ -1,4 +1,4 @@
-// How one event changes a person's properties (PostHog ingestion §2.4). Copy-on-write: the object
+// How one event changes a person's properties (as PostHog's ingestion applies it). Copy-on-write: the object
 // given is never modified, so earlier events' snapshots can share it safely.
 import type { JsonObject } from '../db/schema.ts';
 

@@ -1,4 +1,4 @@
-// Step 2 of the pipeline: apply one prepared event to the batch's persons (ingestion.md §2.3–2.5)
+// Step 2 of the pipeline: apply one prepared event to the batch's persons
 // and say which person the event belongs to, with that person's properties after the event.
 import type { JsonObject } from '../db/schema.ts';
 import { isIllegalDistinctId } from './distinct-ids.ts';

@@ -1,4 +1,4 @@
-// The event timestamp PostHog ingestion derives from what the client sent (ingestion.md §1.6).
+// The event timestamp PostHog ingestion derives from what the client sent.
 
 const FUTURE_TOLERANCE_MS = 23 * 60 * 60 * 1000;
 // ISO-like text without a zone: read as UTC (as Luxon does), not as the server's local time.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isUuid, monotonicUuidV7, personUuid, uuidV5, uuidV7 } from './uuid.ts';
+import { isUuid } from '../wire/ids.ts';
+import { monotonicUuidV7, personUuid, uuidV5, uuidV7 } from './uuid.ts';
 
 test('uuidV5 matches the RFC 9562 example (DNS namespace, www.example.com)', () => {
   assert.equal(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');

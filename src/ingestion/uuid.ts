@@ -4,15 +4,10 @@ import crypto from 'node:crypto';
 
 // PostHog's namespace for person UUIDs, "<team_id>:<distinct_id>" hashed into it.
 const PERSON_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function format(bytes: Buffer): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 /** A time-ordered UUID (RFC 9562 version 7) for the given instant. */

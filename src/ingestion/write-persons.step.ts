@@ -1,11 +1,11 @@
 // Writing persons one kind of statement at a time: the path for merges and very large batches,
 // and the fallback when a new person's deterministic uuid is already taken.
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
 import { survivorOf, type NewDistinctId, type PersonBatch, type PersonState } from './person-batch.ts';
-import { chunksOf, insertDistinctIdsSql, insertPersonsSql } from './write-sql.ts';
+import { attachedColumnsSql, chunksOf, insertDistinctIdsSql, insertPersonsSql, type Attached } from './write-sql.ts';
 
 export interface MergeOutcome {
   survivor: PersonState;
@@ -19,25 +19,27 @@ function idOf(person: PersonState): number {
   return survivor.id;
 }
 
-/** New persons (their ids set on them) and distinct ids in one statement; answers how many ids went in. */
-async function insertPersonsAndIds(db: Db, teamId: number, persons: PersonState[], entries: NewDistinctId[]): Promise<number> {
-  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number }>`
-    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})
-    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons,
-      (select count(*) from new_ids)::integer as attached`.execute(db);
+/**
+ * New persons (their ids set on them) and distinct ids in one statement, with `moreCtes` (`, name
+ * as (…)` each) written in it too; answers which ids went in.
+ */
+export async function insertPersonsAndIds(db: Db, teamId: number, persons: PersonState[], entries: NewDistinctId[], moreCtes: RawBuilder<unknown> = sql``): Promise<Attached> {
+  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number; placeholders: string[] }>`
+    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})${moreCtes}
+    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.execute(db);
   const byUuid = new Map(persons.map((person) => [person.uuid, person]));
   for (const row of rows[0].persons ?? []) {
     const person = byUuid.get(row.uuid);
     if (person) person.id = Number(row.id);
   }
-  return rows[0].attached;
+  return { count: rows[0].attached, placeholders: rows[0].placeholders };
 }
 
 /**
  * New persons whose deterministic uuid was taken (a person split off or re-created elsewhere) get
- * a random one; answers how many of their distinct ids went in.
+ * a random one; answers which of their distinct ids went in.
  */
-export async function insertWithRandomUuids(db: Db, batch: PersonBatch, persons: PersonState[]): Promise<number> {
+export async function insertWithRandomUuids(db: Db, batch: PersonBatch, persons: PersonState[]): Promise<Attached> {
   for (const person of persons) person.uuid = crypto.randomUUID();
   const entries = batch.newDistinctIds.filter((entry) => persons.includes(survivorOf(entry.person)));
   return insertPersonsAndIds(db, batch.teamId, persons, entries);
@@ -75,23 +77,33 @@ async function applyMerge(db: Db, teamId: number, source: PersonState, target: P
   return moved.map((row) => row.distinct_id);
 }
 
-/** New persons and distinct ids in chunks, then the merges in order; answers the merges done. */
-export async function writePersonsStepwise(db: Db, batch: PersonBatch): Promise<MergeOutcome[]> {
+export interface StepwiseOutcome {
+  merges: MergeOutcome[];
+  /** Attached ids that were placeholders (personless-ids.ts). */
+  placeholders: string[];
+}
+
+/** New persons and distinct ids in chunks, then the merges in order. */
+export async function writePersonsStepwise(db: Db, batch: PersonBatch): Promise<StepwiseOutcome> {
   const created = batch.created.filter((person) => person.mergedInto === null);
-  let attached = 0;
-  for (const part of chunksOf(created)) attached += await insertPersonsAndIds(db, batch.teamId, part, []);
+  const attached: Attached = { count: 0, placeholders: [] };
+  const add = (part: Attached) => {
+    attached.count += part.count;
+    attached.placeholders.push(...part.placeholders);
+  };
+  for (const part of chunksOf(created)) add(await insertPersonsAndIds(db, batch.teamId, part, []));
   const missing = created.filter((person) => person.id === null);
-  if (missing.length > 0) attached += await insertWithRandomUuids(db, batch, missing);
+  if (missing.length > 0) add(await insertWithRandomUuids(db, batch, missing));
   const pending = batch.newDistinctIds.filter((entry) => !missing.includes(survivorOf(entry.person)));
-  for (const part of chunksOf(pending)) attached += await insertPersonsAndIds(db, batch.teamId, [], part);
+  for (const part of chunksOf(pending)) add(await insertPersonsAndIds(db, batch.teamId, [], part));
   // Another request gave one of these ids a person after we looked: start over and see it.
-  if (attached !== batch.newDistinctIds.length) throw new RetryableConflict('a distinct id was created concurrently');
-  const outcomes: MergeOutcome[] = [];
+  if (attached.count !== batch.newDistinctIds.length) throw new RetryableConflict('a distinct id was created concurrently');
+  const merges: MergeOutcome[] = [];
   for (const merge of batch.merges) {
     const movedFromDatabase = await applyMerge(db, batch.teamId, merge.source, merge.target);
-    outcomes.push({ survivor: survivorOf(merge.target), distinctIds: [...new Set([...movedFromDatabase, ...merge.distinctIds])] });
+    merges.push({ survivor: survivorOf(merge.target), distinctIds: [...new Set([...movedFromDatabase, ...merge.distinctIds])] });
   }
-  return outcomes;
+  return { merges, placeholders: attached.placeholders };
 }
 
 /** Existing persons the batch changed (merge survivors included). */

@@ -34,11 +34,17 @@ export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBui
 }
 
 /**
- * `insert into person_distinct_ids … returning distinct_id`, in attach order. A person inserted by
- * the same statement is found by uuid in the CTE `new_persons`; an id already taken is skipped.
+ * `insert into person_distinct_ids … returning distinct_id, version`, in attach order. A person
+ * inserted by the same statement is found by uuid in the CTE `new_persons`. An id held by a
+ * placeholder (used by personless events, personless-ids.ts) is taken over, with a new row id (the
+ * person lists it where it was attached, not where it was first seen) and its version raised to 1
+ * as the platform marks such ids; an id of another person is skipped. So version > 0 in the result
+ * tells the ids whose personless events are to be linked. The new row id is the one the insert drew
+ * (`excluded.id`), not `default`: Citus refuses a volatile function (the identity's nextval) in the
+ * DO UPDATE SET of an upsert on a distributed table.
  */
 export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): RawBuilder<unknown> {
-  if (entries.length === 0) return sql`select null::text as distinct_id where false`;
+  if (entries.length === 0) return sql`select null::text as distinct_id, null::bigint as version where false`;
   const rows = entries.map((entry, ord) => {
     const survivor = survivorOf(entry.person);
     return { ord, distinct_id: entry.distinctId, person_id: survivor.id, person_uuid: survivor.uuid };
@@ -49,9 +55,22 @@ export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): 
     left join new_persons n on n.uuid = v.person_uuid
     where coalesce(v.person_id, n.id) is not null
     order by v.ord
-    on conflict (team_id, distinct_id) do nothing
-    returning distinct_id`;
+    on conflict (team_id, distinct_id) do update
+      set person_id = excluded.person_id, version = person_distinct_ids.version + 1, id = excluded.id
+      where person_distinct_ids.person_id is null
+    returning distinct_id, version`;
 }
+
+export interface Attached {
+  /** How many of the ids went in (fewer than asked: another person took one). */
+  count: number;
+  /** The ids that were placeholders: their personless events are to be linked. */
+  placeholders: string[];
+}
+
+/** The select list reading the CTE `new_ids` (insertDistinctIdsSql) as `Attached` columns. */
+export const attachedColumnsSql = sql`(select count(*) from new_ids)::integer as attached,
+  (select coalesce(array_agg(distinct_id), '{}') from new_ids where version > 0) as placeholders`;
 
 /** The new state of existing persons. The id list makes the planner fetch them by primary key. */
 export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {

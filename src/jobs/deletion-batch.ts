@@ -1,14 +1,15 @@
 // The weekly event-deletion batch: runs every queued task to completion in bounded chunks, under
 // one advisory lock so that of several servers on one PostgreSQL exactly one runs it.
-import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
-import { recordActivity } from '../modules/activity/activity.repository.ts';
+import { personActivity, recordActivity } from '../modules/activity/activity.repository.ts';
 import {
   deleteEventsChunk,
   hasEventsLeft,
   listPendingDeletions,
   recordDeletionProgress,
+  releaseDeletionLock,
+  tryDeletionLock,
   type PendingDeletion,
 } from '../modules/deletions/deletions.repository.ts';
 
@@ -37,8 +38,6 @@ export interface DeletionBatchOptions {
 
 export const DEFAULT_CHUNK_SIZE = 10_000;
 
-/** One constant key: pg_try_advisory_lock is per database, so each database has its own runner. */
-export const DELETION_LOCK_KEY = 7_241_006;
 
 export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions = {}): Promise<DeletionBatchResult> {
   const progress = options.onProgress ?? (() => undefined);
@@ -46,8 +45,7 @@ export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions
   // A session-level lock lives on one connection, so the whole batch runs on that connection.
   // (On PGlite that is the only connection: other queries wait until the batch is done.)
   return deps.db.connection().execute(async (conn) => {
-    const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${DELETION_LOCK_KEY}::bigint) as locked`.execute(conn);
-    if (!locked.rows[0]?.locked) {
+    if (!(await tryDeletionLock(conn))) {
       progress('another runner holds the deletion lock; nothing to do');
       log.info('deletion batch skipped: another runner holds the lock');
       return { processed: 0, events_deleted: 0 };
@@ -57,7 +55,7 @@ export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions
       log.info(result, 'deletion batch done');
       return result;
     } finally {
-      await sql`select pg_advisory_unlock(${DELETION_LOCK_KEY}::bigint)`.execute(conn);
+      await releaseDeletionLock(conn);
     }
   });
 }
@@ -101,19 +99,8 @@ async function runChunk(trx: Db, deps: Deps, task: PendingDeletion, chunkSize: n
   const now = deps.clock.now();
   const total = await recordDeletionProgress(trx, task, deleted, done ? now : null);
   if (done) {
-    await recordActivity(
-      trx,
-      {
-        organizationId: task.organization_id,
-        teamId: task.team_id,
-        scope: 'Person',
-        itemId: String(task.person_id),
-        activity: 'deletion_completed',
-        userId: null,
-        detail: { changes: null, name: task.person_uuid },
-      },
-      now,
-    );
+    const project = { organization_id: task.organization_id, id: task.team_id };
+    await recordActivity(trx, personActivity(project, { id: task.person_id, uuid: task.person_uuid }, 'deletion_completed', null, null), now);
   }
   return { deleted, completed: done, total };
 }

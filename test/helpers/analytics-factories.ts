@@ -5,32 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import { setupTestApp, TestClock, type TestContext } from './app.ts';
-import { makeTenant, type Tenant } from './factories.ts';
-
-export interface TestPerson {
-  id: number;
-  uuid: string;
-  distinctId: string;
-  properties: JsonObject;
-}
-
-export async function makePerson(
-  db: Db,
-  teamId: number,
-  options: { distinctIds?: string[]; properties?: JsonObject; createdAt?: string; uuid?: string } = {},
-): Promise<TestPerson> {
-  const distinctIds = options.distinctIds ?? [`user-${crypto.randomBytes(4).toString('hex')}`];
-  const properties = options.properties ?? {};
-  const row = await db
-    .insertInto('persons')
-    .values({ team_id: teamId, uuid: options.uuid ?? crypto.randomUUID(), properties: JSON.stringify(properties), created_at: new Date(options.createdAt ?? '2020-01-01T00:00:00Z') })
-    .returning(['id', 'uuid'])
-    .executeTakeFirstOrThrow();
-  for (const distinctId of distinctIds) {
-    await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: row.id }).execute();
-  }
-  return { id: Number(row.id), uuid: row.uuid, distinctId: distinctIds[0], properties };
-}
+import { makeTenant, type Tenant, type TestPerson } from './factories.ts';
 
 export async function makeEvent(
   db: Db,

@@ -2,7 +2,7 @@
 import { buildApp } from '../../src/app.ts';
 import { defaultConfig, type Config } from '../../src/config.ts';
 import type { Clock, Deps } from '../../src/deps.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -40,7 +40,6 @@ export async function setupTestApp(options: { config?: Partial<Config>; clock?: 
   const clock = options.clock ?? new TestClock();
   const deps: Deps = {
     db: database.db,
-    dbKind: database.kind,
     config: defaultConfig(options.config),
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),

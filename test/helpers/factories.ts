@@ -1,11 +1,12 @@
-// Rows for tests, made through the same service functions the API and CLI use.
+// Rows for tests, made through the same repository functions the services use; persons written
+// straight into their tables.
 import crypto from 'node:crypto';
 import type { Db } from '../../src/db/database.ts';
-import type { MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../src/db/schema.ts';
-import { insertApiKey } from '../../src/modules/api-keys/api-keys.service.ts';
-import { findMembership } from '../../src/modules/organizations/organizations.repository.ts';
-import { addMembership, createOrganization } from '../../src/modules/organizations/organizations.service.ts';
-import { createProject } from '../../src/modules/projects/projects.service.ts';
+import type { JsonObject, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../src/db/schema.ts';
+import { OWNER_LEVEL } from '../../src/modules/access/access.service.ts';
+import { insertApiKey } from '../../src/modules/api-keys/api-keys.repository.ts';
+import { findMembership, insertMembership, insertOrganization } from '../../src/modules/organizations/organizations.repository.ts';
+import { insertProject } from '../../src/modules/projects/projects.repository.ts';
 import { findOrCreateUser } from '../../src/modules/users/users.repository.ts';
 
 const unique = () => crypto.randomBytes(4).toString('hex');
@@ -16,15 +17,19 @@ export async function makeUser(db: Db, fields: { email?: string; first_name?: st
 }
 
 export async function makeOrganization(db: Db, owner: UserRow, name = `Org ${unique()}`): Promise<OrganizationRow> {
-  return createOrganization(db, { name, ownerId: owner.id }, new Date());
+  return db.transaction().execute(async (trx) => {
+    const organization = await insertOrganization(trx, { name }, new Date());
+    await insertMembership(trx, organization.id, owner.id, OWNER_LEVEL, new Date());
+    return organization;
+  });
 }
 
 export function makeMember(db: Db, organization: OrganizationRow, user: UserRow, level = 1): Promise<MembershipRow> {
-  return addMembership(db, organization.id, user.id, level, new Date());
+  return insertMembership(db, organization.id, user.id, level, new Date());
 }
 
 export function makeProject(db: Db, organization: OrganizationRow, name = `Project ${unique()}`): Promise<TeamRow> {
-  return createProject(db, { organizationId: organization.id, name }, new Date());
+  return insertProject(db, { organizationId: organization.id, name }, new Date());
 }
 
 export async function makeKey(
@@ -74,4 +79,41 @@ export async function makeTenantMember(db: Db, tenant: Tenant, level = 1, scopes
   const membership = await makeMember(db, tenant.organization, user, level);
   const key = await makeKey(db, user, { scopes });
   return { user, membership, key, headers: bearer(key) };
+}
+
+export interface TestPerson {
+  id: number;
+  uuid: string;
+  teamId: number;
+  /** The first of its distinct ids (undefined when it has none). */
+  distinctId: string;
+  distinctIds: string[];
+  properties: JsonObject;
+}
+
+/** A person with its distinct ids, written straight into the tables; created on 2020-01-01 unless told. */
+export async function makePerson(
+  db: Db,
+  teamId: number,
+  options: { properties?: JsonObject; distinctIds?: string[]; createdAt?: Date | string; uuid?: string } = {},
+): Promise<TestPerson> {
+  const distinctIds = options.distinctIds ?? [`person-${unique()}`];
+  const properties = options.properties ?? {};
+  const row = await db
+    .insertInto('persons')
+    .values({
+      team_id: teamId,
+      uuid: options.uuid ?? crypto.randomUUID(),
+      properties: JSON.stringify(properties),
+      created_at: new Date(options.createdAt ?? '2020-01-01T00:00:00Z'),
+    })
+    .returning(['id', 'uuid'])
+    .executeTakeFirstOrThrow();
+  if (distinctIds.length > 0) {
+    await db
+      .insertInto('person_distinct_ids')
+      .values(distinctIds.map((distinctId) => ({ team_id: teamId, distinct_id: distinctId, person_id: row.id })))
+      .execute();
+  }
+  return { id: row.id, uuid: row.uuid, teamId, distinctId: distinctIds[0], distinctIds, properties };
 }

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -213,5 +213,8 @@ export async function injectWithin(app: App, options: InjectOptions, ms = 10_000
 /** `project_id` style parameters that scope a route to a project or an organization. */
 export const CONTAINER_RESOURCES = new Set(['organizations', 'projects']);
 
-/** Paths that answer without credentials by design (documentation and probes). */
-export const PUBLIC_PATH = /^\/(api\/schema|_health|_ready|metrics)(\/|$)/;
+/**
+ * Paths that answer without credentials by design: documentation, probes, and what web pages load
+ * (the SDK's scripts, and its config, named by the public project token in the path).
+ */
+export const PUBLIC_PATH = /^\/(api\/schema|_health|_ready|metrics|array|static)(\/|$)/;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, makePerson, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeEvents, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makePerson, type TestPerson } from '../helpers/factories.ts';
 
 const steps = [
   { id: '$pageview', type: 'events', order: 0 },
@@ -172,7 +173,7 @@ describe('persons/funnel', () => {
     }
     const body = await a.post('funnel', [1, 2]);
     assert.equal(body.status, 400);
-    // A body that is present must be an object, `null` included (contract §11).
+    // A body that is present must be an object, `null` included.
     const nullBody = await a.ctx.app.inject({
       method: 'POST',
       url: `/api/projects/${a.teamId}/persons/funnel/?funnel_step=1&events=${encodeURIComponent(JSON.stringify(steps))}`,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeProject } from '../helpers/factories.ts';
-import { makeEvents, makePerson, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makePerson, makeProject, type TestPerson } from '../helpers/factories.ts';
+import { makeEvents, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
 
 const events = [{ id: '$pageview', type: 'events' }];
 

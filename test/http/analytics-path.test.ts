@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvent, makePerson, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makeEvent, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import { makePerson, type TestPerson } from '../helpers/factories.ts';
 
 const range = { date_from: '2024-01-01', date_to: '2024-01-19' };
 

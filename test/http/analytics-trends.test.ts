@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeProject, makeTenantMember } from '../helpers/factories.ts';
-import { deletePerson, makeEvent, makeEvents, makePerson, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext, type TestPerson } from '../helpers/analytics-factories.ts';
+import { makePerson, makeProject, makeTenantMember, type TestPerson } from '../helpers/factories.ts';
+import { deletePerson, makeEvent, makeEvents, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
 
 const pageview = [{ id: '$pageview', type: 'events' }];
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { insertApiKey } from '../../src/modules/api-keys/api-keys.service.ts';
+import { insertApiKey } from '../../src/modules/api-keys/api-keys.repository.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { bearer, makeKey, makeProject, makeTenant, makeTenantMember, makeUser, type Tenant } from '../helpers/factories.ts';
 

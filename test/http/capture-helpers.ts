@@ -1,7 +1,7 @@
 // Shared by the capture tests: post a payload, read back persons and events of a project.
 import zlib from 'node:zlib';
 import type { Db } from '../../src/db/database.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 
 export async function post(app: App, path: string, payload: unknown, options: { gzip?: boolean; headers?: Record<string, string> } = {}) {
   const json = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));

@@ -237,7 +237,7 @@ describe('ingestEvents for the persons API', () => {
   test('inside a caller transaction: $set then $delete_person_property, recorded in the same transaction', async () => {
     await send({ event: 'e', distinct_id: 'api-1', $set: { keep: 1, drop: 2 } });
     await ctx.deps.db.transaction().execute(async (trx) => {
-      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }], { userId: tenant.owner.id });
+      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }]);
       await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } }]);
       const inside = await trx.selectFrom('persons').select('properties').where('team_id', '=', tenant.project.id).where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
       assert.deepEqual(inside?.properties, { keep: 1, added: true });

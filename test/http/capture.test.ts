@@ -167,7 +167,7 @@ describe('capture uuids and timestamps', () => {
   });
 
   test('the same uuid sent by another distinct id is another event', async () => {
-    // An event is identified by its distinct id and uuid (the key of events, migration 0007).
+    // An event is identified by its distinct id and uuid (the key of events, migration 0009).
     const uuid = crypto.randomUUID();
     for (const distinctId of ['twin-a', 'twin-b', 'twin-a']) {
       assert.equal((await post(ctx.app, '/batch/', { api_key: token, batch: [{ event: 'uuid twin', distinct_id: distinctId, uuid }] })).statusCode, 200);
@@ -205,6 +205,8 @@ describe('capture uuids and timestamps', () => {
 });
 
 describe('capture errors', () => {
+  // Where herd's capture token is (issue 12: it pointed to "PostHog project settings").
+  const TOKEN_HINT = 'The project API key (phc_…) is the project token `herd bootstrap` printed (project_api_key), or the api_token of the project in GET /api/projects/.';
   const errorOf = (response: { statusCode: number; json(): unknown }) => ({ status: response.statusCode, ...(response.json() as object) });
 
   test('no token: 401 missing_api_key; unknown or personal token: 401 invalid_api_key', async () => {
@@ -213,14 +215,14 @@ describe('capture errors', () => {
       status: 401,
       type: 'authentication_error',
       code: 'missing_api_key',
-      detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+      detail: `API key not provided. ${TOKEN_HINT}`,
       attr: null,
     });
     for (const bad of ['phc_unknown', 'phx_personal', 'x'.repeat(65)]) {
       const response = await post(ctx.app, '/batch/', { api_key: bad, batch: [{ event: 'e', distinct_id: 'd' }] });
-      assert.equal(response.statusCode, 401);
-      assert.equal(response.json().code, 'invalid_api_key');
-      assert.equal(response.json().type, 'authentication_error');
+      assert.deepEqual(errorOf(response), {
+        status: 401, type: 'authentication_error', code: 'invalid_api_key', detail: `Project API key invalid. ${TOKEN_HINT}`, attr: null,
+      });
     }
   });
 

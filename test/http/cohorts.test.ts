@@ -1,26 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeProject, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
-import { enc, seedPerson, type SeededPerson } from './persons.fixtures.ts';
+import { makePerson, makeProject, makeTenant, makeTenantMember, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { enc } from './persons.fixtures.ts';
 
 describe('cohorts', () => {
   let ctx: TestContext;
   let tenant: Tenant;
   let other: Tenant;
   let base: string;
-  let pro: SeededPerson;
-  let free: SeededPerson;
-  let vip: SeededPerson;
+  let pro: TestPerson;
+  let free: TestPerson;
+  let vip: TestPerson;
 
   before(async () => {
     ctx = await setupTestApp();
     tenant = await makeTenant(ctx.deps.db);
     other = await makeTenant(ctx.deps.db);
     base = `/api/projects/${tenant.project.id}/cohorts`;
-    pro = await seedPerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 40 }, distinctIds: ['pro'] });
-    free = await seedPerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'free', age: 20 }, distinctIds: ['free'] });
-    vip = await seedPerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 18 }, distinctIds: ['vip', 'vip-2'] });
+    pro = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 40 }, distinctIds: ['pro'] });
+    free = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'free', age: 20 }, distinctIds: ['free'] });
+    vip = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 18 }, distinctIds: ['vip', 'vip-2'] });
   });
   after(() => ctx.close());
 

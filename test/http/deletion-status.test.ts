@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeTenant, type Tenant } from '../helpers/factories.ts';
-import { deletePersonQueuingEvents, seedEvents, seedPerson, type SeededPerson } from '../integration/deletion-seed.ts';
+import { bearer, makeKey, makePerson, makeTenant, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { deletePersonQueuingEvents, seedEvents } from '../integration/deletion-seed.ts';
 
 describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
   let ctx: TestContext;
   let tenant: Tenant;
-  let first: SeededPerson;
-  let second: SeededPerson;
-  let third: SeededPerson;
+  let first: TestPerson;
+  let second: TestPerson;
+  let third: TestPerson;
   const url = (query = '') => `/api/projects/${tenant.project.id}/persons/deletion_status/${query}`;
   const get = (path: string, headers = tenant.headers) => ctx.app.inject({ method: 'GET', url: path, headers });
 
@@ -20,9 +20,9 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
     tenant = await makeTenant(db);
     await db.updateTable('users').set({ first_name: 'Ada' }).where('id', '=', tenant.owner.id).execute();
     const team = tenant.project.id;
-    first = await seedPerson(db, team, ['a-1', 'a-2']);
-    second = await seedPerson(db, team, ['b-1']);
-    third = await seedPerson(db, team, ['c-1']);
+    first = await makePerson(db, team, { distinctIds: ['a-1', 'a-2'] });
+    second = await makePerson(db, team, { distinctIds: ['b-1'] });
+    third = await makePerson(db, team, { distinctIds: ['c-1'] });
     await seedEvents(db, team, 'a-1', first.id, 3);
     await seedEvents(db, team, 'a-2', null, 1);
     await seedEvents(db, team, 'b-1', second.id, 2);
@@ -30,7 +30,7 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
     await deletePersonQueuingEvents(db, second, { createdById: null, now: new Date('2026-11-19T10:00:00Z') });
     // Another project's task never shows here.
     const other = await makeTenant(db);
-    const stranger = await seedPerson(db, other.project.id, ['a-1']);
+    const stranger = await makePerson(db, other.project.id, { distinctIds: ['a-1'] });
     await deletePersonQueuingEvents(db, stranger, { now: new Date('2026-11-20T10:00:00Z') });
   });
   after(() => ctx.close());

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
-import { seedPerson } from './persons.fixtures.ts';
+import { makePerson, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 
 describe('person updates, deletes and splits', () => {
   let ctx: TestContext;
@@ -21,7 +20,7 @@ describe('person updates, deletes and splits', () => {
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = tenant.headers) =>
     ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
-  const seed = (properties: Record<string, unknown>, distinctIds: string[]) => seedPerson(ctx.deps.db, tenant.project.id, { properties, distinctIds });
+  const seed = (properties: Record<string, unknown>, distinctIds: string[]) => makePerson(ctx.deps.db, tenant.project.id, { properties, distinctIds });
   const activityOf = async (id: number) => (await call('GET', `${base}/${id}/activity/`)).json().results;
 
   describe('PATCH', () => {
@@ -171,7 +170,7 @@ describe('person updates, deletes and splits', () => {
       const denied = await call('DELETE', `${base}/${person.id}/`, undefined, reader.headers);
       assert.equal(denied.statusCode, 403);
       assert.equal(denied.json().detail, "API key missing required scope 'person:write'");
-      const foreign = await seedPerson(ctx.deps.db, other.project.id, { distinctIds: ['del4'] });
+      const foreign = await makePerson(ctx.deps.db, other.project.id, { distinctIds: ['del4'] });
       assert.equal((await call('DELETE', `${base}/${foreign.id}/`)).statusCode, 404);
       assert.equal((await call('PATCH', `${base}/${foreign.id}/`, { properties: { a: 1 } })).statusCode, 404);
       assert.equal((await call('POST', `${base}/${foreign.id}/split/`)).statusCode, 404);
@@ -184,7 +183,7 @@ describe('person updates, deletes and splits', () => {
       const a = await seed({}, ['b-a']);
       const b = await seed({}, ['b-b1', 'b-b2']);
       const c = await seed({}, ['b-c']);
-      const foreign = await seedPerson(ctx.deps.db, other.project.id, { distinctIds: ['b-c-foreign'] });
+      const foreign = await makePerson(ctx.deps.db, other.project.id, { distinctIds: ['b-c-foreign'] });
       const res = await call('POST', `${base}/bulk_delete/`, { ids: [a.id, b.uuid, foreign.id, 999999], distinct_ids: ['b-b1', 'b-b2', 'b-c', 'b-c-foreign', 'unknown'] });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { persons_found: 3, persons_deleted: 3, events_queued_for_deletion: false });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeTenant, type Tenant } from '../helpers/factories.ts';
-import { enc, seedPerson } from './persons.fixtures.ts';
+import { makePerson, makeTenant, type Tenant } from '../helpers/factories.ts';
+import { enc } from './persons.fixtures.ts';
 
 describe('persons properties filter', () => {
   let ctx: TestContext;
@@ -21,7 +21,7 @@ describe('persons properties filter', () => {
       ['cat', { email: 'cat@other.org', plan: 'pro', age: '45', signup: 'not a date', nothing: null }],
       ['dan', { plan: 5, age: 30.5 }],
     ];
-    for (const [name, properties] of rows) ids[name] = (await seedPerson(ctx.deps.db, t, { properties, distinctIds: [name] })).id;
+    for (const [name, properties] of rows) ids[name] = (await makePerson(ctx.deps.db, t, { properties, distinctIds: [name] })).id;
   });
   after(() => ctx.close());
 

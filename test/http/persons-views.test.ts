@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeKey, makeTenant, bearer, type Tenant } from '../helpers/factories.ts';
-import { enc, seedEvent, seedPerson, type SeededPerson } from './persons.fixtures.ts';
+import { bearer, makeKey, makePerson, makeTenant, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { enc, seedEvent } from './persons.fixtures.ts';
 
 describe('person values, cohorts and properties timeline', () => {
   let ctx: TestContext;
   let tenant: Tenant;
   let other: Tenant;
   let base: string;
-  let alice: SeededPerson;
+  let alice: TestPerson;
 
   before(async () => {
     ctx = await setupTestApp();
@@ -18,9 +18,9 @@ describe('person values, cohorts and properties timeline', () => {
     base = `/api/projects/${tenant.project.id}/persons`;
     const t = tenant.project.id;
     const values: unknown[] = ['pro', 'pro', 'pro', 'free', 'free', 42, '42', true, '', null, 'Prime', 'b', 'a'];
-    for (const value of values) await seedPerson(ctx.deps.db, t, { properties: { plan: value } });
-    alice = await seedPerson(ctx.deps.db, t, { properties: { plan: 'pro', email: 'alice@x.io' }, distinctIds: ['alice'] });
-    await seedPerson(ctx.deps.db, other.project.id, { properties: { plan: 'secret' } });
+    for (const value of values) await makePerson(ctx.deps.db, t, { properties: { plan: value } });
+    alice = await makePerson(ctx.deps.db, t, { properties: { plan: 'pro', email: 'alice@x.io' }, distinctIds: ['alice'] });
+    await makePerson(ctx.deps.db, other.project.id, { properties: { plan: 'secret' } });
   });
   after(() => ctx.close());
 
@@ -82,7 +82,7 @@ describe('person values, cohorts and properties timeline', () => {
       const denied = await get(`${base}/cohorts/?person_id=${alice.id}`, bearer(personOnly));
       assert.equal(denied.statusCode, 403);
       assert.equal(denied.json().detail, "API key missing required scope 'cohort:read'");
-      const foreign = await seedPerson(ctx.deps.db, other.project.id, {});
+      const foreign = await makePerson(ctx.deps.db, other.project.id, {});
       assert.equal((await get(`${base}/cohorts/?person_id=${foreign.id}`)).statusCode, 404);
     });
   });
@@ -90,7 +90,7 @@ describe('person values, cohorts and properties timeline', () => {
   describe('properties_timeline', () => {
     it('emits a point at the first event and at each change of a crucial property', async () => {
       const t = tenant.project.id;
-      const person = await seedPerson(ctx.deps.db, t, { properties: { plan: 'team' }, distinctIds: ['tl'] });
+      const person = await makePerson(ctx.deps.db, t, { properties: { plan: 'team' }, distinctIds: ['tl'] });
       const snapshots: [string, Record<string, unknown>][] = [
         ['2026-01-01T10:00:00Z', { plan: 'free', seen: 1 }],
         ['2026-01-02T10:00:00Z', { plan: 'free', seen: 2 }],

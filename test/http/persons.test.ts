@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeKey, makeProject, makeTenant, makeTenantMember, bearer, type Tenant } from '../helpers/factories.ts';
-import { enc, seedPerson, type SeededPerson } from './persons.fixtures.ts';
+import { bearer, makeKey, makePerson, makeProject, makeTenant, makeTenantMember, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { enc } from './persons.fixtures.ts';
 
 describe('persons list and retrieve', () => {
   let ctx: TestContext;
   let tenant: Tenant;
   let other: Tenant;
   let url: string;
-  const persons: SeededPerson[] = [];
+  const persons: TestPerson[] = [];
 
   before(async () => {
     ctx = await setupTestApp();
@@ -20,13 +20,13 @@ describe('persons list and retrieve', () => {
     const db = ctx.deps.db;
     const t = tenant.project.id;
     // Oldest first; the list answers newest first.
-    persons.push(await seedPerson(db, t, { properties: { email: 'alice@example.com', name: 'Alice' }, distinctIds: ['alice', 'alice-2'], createdAt: '2026-01-01T00:00:00Z' }));
-    persons.push(await seedPerson(db, t, { properties: { name: 'Bob Builder' }, distinctIds: ['bob'], createdAt: '2026-01-02T00:00:00Z' }));
-    persons.push(await seedPerson(db, t, { properties: { Email: 'Carol@Example.com' }, distinctIds: ['carol'], createdAt: '2026-01-03T00:00:00Z' }));
-    persons.push(await seedPerson(db, t, { properties: {}, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8c', 'named-dave'], createdAt: '2026-01-04T00:00:00Z' }));
-    persons.push(await seedPerson(db, t, { properties: { username: '' }, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8d'], createdAt: '2026-01-05T00:00:00Z' }));
-    persons.push(await seedPerson(db, t, { properties: { email: '' }, distinctIds: [], createdAt: '2026-01-06T00:00:00Z' }));
-    await seedPerson(db, other.project.id, { properties: { email: 'alice@example.com' }, distinctIds: ['alice'] });
+    persons.push(await makePerson(db, t, { properties: { email: 'alice@example.com', name: 'Alice' }, distinctIds: ['alice', 'alice-2'], createdAt: '2026-01-01T00:00:00Z' }));
+    persons.push(await makePerson(db, t, { properties: { name: 'Bob Builder' }, distinctIds: ['bob'], createdAt: '2026-01-02T00:00:00Z' }));
+    persons.push(await makePerson(db, t, { properties: { Email: 'Carol@Example.com' }, distinctIds: ['carol'], createdAt: '2026-01-03T00:00:00Z' }));
+    persons.push(await makePerson(db, t, { properties: {}, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8c', 'named-dave'], createdAt: '2026-01-04T00:00:00Z' }));
+    persons.push(await makePerson(db, t, { properties: { username: '' }, distinctIds: ['0188a-1b2c-3d4e-5f6a-7b8d'], createdAt: '2026-01-05T00:00:00Z' }));
+    persons.push(await makePerson(db, t, { properties: { email: '' }, distinctIds: [], createdAt: '2026-01-06T00:00:00Z' }));
+    await makePerson(db, other.project.id, { properties: { email: 'alice@example.com' }, distinctIds: ['alice'] });
   });
   after(() => ctx.close());
 
@@ -237,7 +237,7 @@ describe('persons list and retrieve', () => {
   });
 
   it('counts an unfiltered list from the maintained counter, exact after inserts and deletes', async () => {
-    const extra = await seedPerson(ctx.deps.db, tenant.project.id, { distinctIds: ['temp'], createdAt: '2025-01-01T00:00:00Z' });
+    const extra = await makePerson(ctx.deps.db, tenant.project.id, { distinctIds: ['temp'], createdAt: '2025-01-01T00:00:00Z' });
     assert.equal((await get(url)).json().count, 7);
     await ctx.deps.db.deleteFrom('persons').where('team_id', '=', tenant.project.id).where('id', '=', extra.id).execute();
     assert.equal((await get(url)).json().count, 6);

@@ -48,7 +48,7 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   /** Opens the same storage (after the CLI process has exited) and serves the API over it. */
   async function withApi<T>(work: (call: Call, db: Db) => Promise<T>): Promise<T> {
     const handle = await open();
-    const app = await buildApp({ db: handle.db, dbKind: handle.kind, config: defaultConfig(), clock: systemClock, log: createLogger('silent') });
+    const app = await buildApp({ db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') });
     try {
       return await work((method, url, key) => app.inject({ method, url, headers: { authorization: `Bearer ${key}` } }), handle.db);
     } finally {
@@ -212,6 +212,50 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     assert.equal(fs.existsSync(fresh), false);
     const help = await runHerd(['--help'], untouched);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /herd keys create/);
+    assert.match(help.stdout, /keys create/);
+  });
+
+  it('prints help for herd and for every command, and the version, exiting 0 without touching storage', async () => {
+    const fresh = path.join(os.tmpdir(), `herd-untouched-${crypto.randomBytes(4).toString('hex')}`);
+    const untouched = { DATA_DIR: fresh };
+    // Each command's usage and options as contract §1 gives them.
+    const contract: Record<string, { usage: string; flags: string[] }> = {
+      serve: { usage: 'herd serve [--json]', flags: [] },
+      migrate: { usage: 'herd migrate [--json]', flags: [] },
+      bootstrap: { usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]', flags: ['--email E', '--first-name F', '--organization-name N', '--project-name P'] },
+      'users add': { usage: 'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]', flags: ['--organization-id O', '--email E', '--level 1|8|15', '--first-name F', '--last-name L'] },
+      'keys create': { usage: 'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]', flags: ['--email E', '--scopes s1,s2', '--scoped-organizations O1,O2', '--scoped-teams P1,P2', '--label L'] },
+      'deletions run': { usage: 'herd deletions run [--json]', flags: [] },
+    };
+    const asked: [string, string[]][] = Object.keys(contract).map((name) => [name, [...name.split(' '), '--help']]);
+    asked.push(['users add', ['users', 'add', '-h']], ['users add', ['help', 'users', 'add']], ['users add', ['users', 'add', '--email', 'x@example.com', '--help']]);
+    const answers = await Promise.all(asked.map(([, args]) => runHerd(args, untouched)));
+    asked.forEach(([name, args], i) => {
+      const { usage, flags } = contract[name];
+      assert.equal(answers[i].code, 0, `${args.join(' ')}: ${answers[i].stderr}`);
+      assert.equal(answers[i].stderr, '');
+      const lines = answers[i].stdout.split('\n');
+      assert.equal(lines[0], `usage: ${usage}`);
+      for (const flag of [...flags, '--json', '-h, --help']) assert.ok(lines.some((line) => line.startsWith(`  ${flag} `)), `${name} lists ${flag}`);
+    });
+    const usersAdd = answers[asked.findIndex(([name]) => name === 'users add')];
+    assert.match(usersAdd.stdout, /--level 1\|8\|15 +1 member \(default\), 8 admin, 15 owner/);
+    assert.match(usersAdd.stdout, /POST \/api\/organizations\/<organization_id>\/members\//);
+
+    for (const [args, result] of await Promise.all([['--help'], ['-h'], ['help']].map(async (args) => [args, await runHerd(args, untouched)] as const))) {
+      assert.equal(result.code, 0, result.stderr);
+      for (const name of Object.keys(contract)) assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, 'm'), `${args[0]} lists ${name}`);
+    }
+    const asJson = jsonOf(await runHerd(['users', 'add', '--help', '--json'], untouched));
+    assert.match(String(asJson.help), /^usage: herd users add /);
+
+    const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const printed = await runHerd(['--version'], untouched);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(printed.stdout, `${version}\n`);
+    assert.deepEqual(jsonOf(await runHerd(['--version', '--json'], untouched)), { version });
+
+    assertUsageError(await runHerd(['help', 'frobnicate'], untouched), /unknown command: frobnicate/);
+    assert.equal(fs.existsSync(fresh), false);
   });
 });

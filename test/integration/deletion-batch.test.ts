@@ -3,10 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openPostgres } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
-import { DELETION_LOCK_KEY, runDeletionBatch, type DeletionBatchResult } from '../../src/jobs/deletion-batch.ts';
+import { runDeletionBatch, type DeletionBatchResult } from '../../src/jobs/deletion-batch.ts';
+import { DELETION_LOCK_KEY } from '../../src/modules/deletions/deletions.repository.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makeProject, makeTenant, type Tenant } from '../helpers/factories.ts';
-import { countEvents, deletePersonQueuingEvents, findTask, seedEvents, seedPerson } from './deletion-seed.ts';
+import { makePerson, makeProject, makeTenant, type Tenant } from '../helpers/factories.ts';
+import { countEvents, deletePersonQueuingEvents, findTask, seedEvents } from './deletion-seed.ts';
 
 describe('deletion batch', () => {
   let ctx: TestContext;
@@ -23,21 +24,21 @@ describe('deletion batch', () => {
     const otherProject = await makeProject(db, tenant.organization);
     const otherTenant = await makeTenant(db);
 
-    const doomed = await seedPerson(db, team, ['d-1', 'd-2']);
-    const kept = await seedPerson(db, team, ['k-1']);
+    const doomed = await makePerson(db, team, { distinctIds: ['d-1', 'd-2'] });
+    const kept = await makePerson(db, team, { distinctIds: ['k-1'] });
     await seedEvents(db, team, 'd-1', doomed.id, 3); // by person id
     await seedEvents(db, team, 'd-2', null, 2); // by distinct id, no person
     await seedEvents(db, team, 'd-2', 987_654_321, 1); // by distinct id, a person merged away long ago
     await seedEvents(db, team, 'k-1', kept.id, 4);
     // The same distinct id in other projects, and an event of another project naming the person id.
-    const stranger = await seedPerson(db, otherProject.id, ['d-1']);
+    const stranger = await makePerson(db, otherProject.id, { distinctIds: ['d-1'] });
     await seedEvents(db, otherProject.id, 'd-1', stranger.id, 5);
     await seedEvents(db, otherTenant.project.id, 'd-1', doomed.id, 2);
 
     const now = new Date('2026-11-20T10:00:00Z');
     await deletePersonQueuingEvents(db, doomed, { createdById: tenant.owner.id, now });
     // After the delete, capture hands d-1 to a NEW person; its events are not the queued person's.
-    const newcomer = await seedPerson(db, team, ['d-1']);
+    const newcomer = await makePerson(db, team, { distinctIds: ['d-1'] });
     await seedEvents(db, team, 'd-1', newcomer.id, 2);
 
     ctx.clock.set('2026-11-22T05:00:00Z');
@@ -73,7 +74,7 @@ describe('deletion batch', () => {
 
   test('queueEventDeletions with an organization records deletion_queued', async () => {
     const db = ctx.deps.db;
-    const person = await seedPerson(db, tenant.project.id, ['q-1']);
+    const person = await makePerson(db, tenant.project.id, { distinctIds: ['q-1'] });
     await deletePersonQueuingEvents(db, person, { createdById: tenant.owner.id, organizationId: tenant.organization.id });
     const entry = await db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'deletion_queued').where('item_id', '=', String(person.id)).executeTakeFirstOrThrow();
     assert.equal(entry.user_id, tenant.owner.id);
@@ -84,8 +85,8 @@ describe('deletion batch', () => {
   test('a batch stopped after a chunk stays pending and the next run finishes it', async () => {
     const db = ctx.deps.db;
     const team = tenant.project.id;
-    const person = await seedPerson(db, team, ['i-1']);
-    const bystander = await seedPerson(db, team, ['i-2']);
+    const person = await makePerson(db, team, { distinctIds: ['i-1'] });
+    const bystander = await makePerson(db, team, { distinctIds: ['i-2'] });
     await seedEvents(db, team, 'i-1', person.id, 4);
     await seedEvents(db, team, 'i-1', null, 1);
     await seedEvents(db, team, 'i-2', bystander.id, 3);
@@ -135,7 +136,7 @@ describe('deletion batch', () => {
   test('a chunk that deletes exactly the chunk size does not verify; the empty one after it does', async () => {
     const db = ctx.deps.db;
     const team = tenant.project.id;
-    const person = await seedPerson(db, team, ['e-1']);
+    const person = await makePerson(db, team, { distinctIds: ['e-1'] });
     await seedEvents(db, team, 'e-1', person.id, 4);
     await deletePersonQueuingEvents(db, person);
     const chunks: Array<{ deleted: number; completed: boolean }> = [];
@@ -154,13 +155,13 @@ describe('deletion batch', () => {
     const persons = [];
     let total = 0;
     for (let i = 0; i < 3; i++) {
-      const person = await seedPerson(db, team, [`c-${i}`]);
+      const person = await makePerson(db, team, { distinctIds: [`c-${i}`] });
       await seedEvents(db, team, `c-${i}`, person.id, 5 + i);
       await seedEvents(db, team, `c-${i}`, null, 2);
       total += 7 + i;
       persons.push(person);
     }
-    const survivor = await seedPerson(db, team, ['c-survivor']);
+    const survivor = await makePerson(db, team, { distinctIds: ['c-survivor'] });
     await seedEvents(db, team, 'c-survivor', survivor.id, 3);
     for (const person of persons) await deletePersonQueuingEvents(db, person);
 
@@ -193,7 +194,7 @@ describe('deletion batch', () => {
 
       if (second) {
         // While another server holds the lock, a run does nothing and says so.
-        const late = await seedPerson(db, team, ['c-late']);
+        const late = await makePerson(db, team, { distinctIds: ['c-late'] });
         await seedEvents(db, team, 'c-late', late.id, 2);
         await deletePersonQueuingEvents(db, late);
         await second.db.connection().execute(async (conn) => {

@@ -7,8 +7,8 @@ import { runDeletionBatch, type DeletionBatchOptions, type DeletionBatchResult }
 import { nextDeletionRun, startDeletionScheduler, type Timer } from '../../src/jobs/deletion-scheduler.ts';
 import { serverExtensions } from '../../src/server.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
-import { makeTenant } from '../helpers/factories.ts';
-import { countEvents, deletePersonQueuingEvents, findTask, seedEvents, seedPerson } from './deletion-seed.ts';
+import { makePerson, makeTenant } from '../helpers/factories.ts';
+import { countEvents, deletePersonQueuingEvents, findTask, seedEvents } from './deletion-seed.ts';
 
 const HOUR = 3_600_000;
 const SUNDAY_5AM = '0 5 * * 0';
@@ -78,7 +78,7 @@ describe('deletion scheduler', () => {
   test('fires at Sunday 05:00 UTC and not before, runs the batch, then waits a week', async () => {
     const db = ctx.deps.db;
     const tenant = await makeTenant(db);
-    const person = await seedPerson(db, tenant.project.id, ['s-1']);
+    const person = await makePerson(db, tenant.project.id, { distinctIds: ['s-1'] });
     await seedEvents(db, tenant.project.id, 's-1', person.id, 3);
     await deletePersonQueuingEvents(db, person);
 

@@ -1,30 +1,8 @@
-// Rows for the deletion tests: persons, events written straight into the table, queued deletions.
+// Rows for the deletion tests: events written straight into the table, queued deletions.
 import crypto from 'node:crypto';
 import type { Db } from '../../src/db/database.ts';
 import { queueEventDeletions } from '../../src/modules/deletions/deletions.repository.ts';
-
-export interface SeededPerson {
-  id: number;
-  uuid: string;
-  teamId: number;
-  distinctIds: string[];
-}
-
-export async function seedPerson(db: Db, teamId: number, distinctIds: string[]): Promise<SeededPerson> {
-  const uuid = crypto.randomUUID();
-  const row = await db
-    .insertInto('persons')
-    .values({ team_id: teamId, uuid, properties: JSON.stringify({}), created_at: new Date() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (distinctIds.length > 0) {
-    await db
-      .insertInto('person_distinct_ids')
-      .values(distinctIds.map((distinctId) => ({ team_id: teamId, distinct_id: distinctId, person_id: row.id })))
-      .execute();
-  }
-  return { id: row.id, uuid, teamId, distinctIds };
-}
+import type { TestPerson } from '../helpers/factories.ts';
 
 export async function seedEvents(db: Db, teamId: number, distinctId: string, personId: number | null, count: number): Promise<void> {
   if (count === 0) return;
@@ -48,7 +26,7 @@ export async function seedEvents(db: Db, teamId: number, distinctId: string, per
 /** What DELETE ?delete_events=true does: queue the task, then remove the person and its ids. */
 export async function deletePersonQueuingEvents(
   db: Db,
-  person: SeededPerson,
+  person: TestPerson,
   options: { createdById?: number | null; now?: Date; organizationId?: string } = {},
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {

@@ -41,6 +41,36 @@ export function startHerd(args: string[], env: Record<string, string>): ChildPro
   return spawn(NODE, [MAIN, ...args], { cwd: root, env: herdEnv(env) });
 }
 
+export interface Served {
+  child: ChildProcess;
+  url: string;
+  pid: number;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `herd serve --json` on a free port and waits for its one JSON line (the URL and pid). */
+export function serveHerd(env: Record<string, string>): Promise<Served> {
+  const child = startHerd(['serve', '--json'], { PORT: '0', RATE_LIMIT: 'off', ...env });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n')) resolve({ child, ...(JSON.parse(line) as { url: string; pid: number }), stderr: () => stderr, exited });
+    });
+    void exited.then((code) => reject(new Error(`herd serve exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+export async function stopHerd(server: Served, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  server.child.kill(signal);
+  return server.exited;
+}
+
 /** The DATABASE_URL of another database on the TEST_DATABASE_URL server. */
 export function databaseUrl(name: string): string {
   const base = process.env.TEST_DATABASE_URL;

@@ -1,7 +1,6 @@
 // `herd serve` as a process: it listens, answers, and on SIGTERM stops accepting, finishes what is
 // in flight, closes the database and exits 0. Several servers and migrators may share one PostgreSQL.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -11,38 +10,9 @@ import { sql } from 'kysely';
 import { openPGlite, openPostgres } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
-import { createEmptyDatabase, runHerd, startHerd } from './herd-process.ts';
+import { createEmptyDatabase, runHerd, serveHerd as serve, stopHerd as stop } from './herd-process.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `herd serve --json` on a free port and waits for its one JSON line (the URL). */
-function serve(env: Record<string, string>): Promise<Served> {
-  const child = startHerd(['serve', '--json'], { PORT: '0', RATE_LIMIT: 'off', ...env });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stderr?.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-      const line = stdout.split('\n')[0];
-      if (stdout.includes('\n')) resolve({ child, url: JSON.parse(line).url, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => reject(new Error(`herd serve exited with ${code} before listening: ${stderr}`)));
-  });
-}
-
-async function stop(server: Served): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
 
 describe(`herd serve (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   let env: Record<string, string>;
@@ -127,7 +97,7 @@ describe('migrations at once on one database', () => {
         try {
           const servers = await Promise.all([serve({ DATABASE_URL: fresh.url }), serve({ DATABASE_URL: fresh.url })]);
           for (const server of servers) assert.equal((await fetch(`${server.url}/_ready`)).status, 200);
-          assert.deepEqual(await Promise.all(servers.map(stop)), [0, 0]);
+          assert.deepEqual(await Promise.all(servers.map((server) => stop(server))), [0, 0]);
           const handle = await openPostgres(fresh.url, 1);
           try {
             const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);

@@ -6,9 +6,9 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { defaultConfig } from '../../src/config.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 import { createLogger } from '../../src/log.ts';
-import { digestsEqual, hashApiKey } from '../../src/modules/api-keys/api-key.tokens.ts';
+import { digestsEqual, hashApiKey } from '../../src/modules/access/api-key.tokens.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { bearer, makeTenant, type Tenant } from '../helpers/factories.ts';
 import { CAPTURE_PATHS, captureBatch } from './seed.ts';
@@ -35,7 +35,7 @@ describe('secrets and headers', () => {
       },
     });
     const log = createLogger('trace', destination);
-    app = await buildApp({ db: database.db, dbKind: database.kind, config: defaultConfig(), clock: { now: () => new Date() }, log });
+    app = await buildApp({ db: database.db, config: defaultConfig(), clock: { now: () => new Date() }, log });
     tenant = await makeTenant(database.db);
     secrets.push(tenant.key, hashApiKey(tenant.key));
   });

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import type { TeamRow, UserRow } from '../../src/db/schema.ts';
 import type { InjectOptions } from 'fastify';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 import type { Deps } from '../../src/deps.ts';
 import { bearer, makeKey, makeMember, makeProject, makeTenant, makeUser, type Tenant } from '../helpers/factories.ts';
 

@@ -12,7 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { defaultConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
-import type { App } from '../../src/http/routes/index.ts';
+import type { App } from '../../src/http/route-module.ts';
 import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -75,7 +75,7 @@ describe('two servers on one database', () => {
       shared = await createTestDatabase();
       db = shared.db;
       tenant = await makeTenant(db);
-      const deps = (): Deps => ({ db, dbKind: 'pglite', config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') });
+      const deps = (): Deps => ({ db, config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') });
       apps = [await buildApp(deps()), await buildApp(deps())];
       servers = apps.map(viaInject);
     }
@@ -205,6 +205,6 @@ async function runTwoCliRunners(database: StressDatabase) {
 }
 
 async function runTwoInProcess(db: Db) {
-  const deps = (): Deps => ({ db, dbKind: 'pglite', config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') });
+  const deps = (): Deps => ({ db, config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger('silent') });
   return Promise.all([runDeletionBatch(deps()), runDeletionBatch(deps())]);
 }

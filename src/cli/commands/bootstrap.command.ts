@@ -1,9 +1,19 @@
-import { bootstrap } from '../../modules/organizations/bootstrap.service.ts';
+import { bootstrap } from '../../modules/bootstrap/bootstrap.service.ts';
 import { email, emit, optional, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const bootstrapCommand: Command = {
   name: 'bootstrap',
   usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]',
+  summary: 'Creates the user (or reuses it), an organization the user owns (level 15), a project, and a personal API key with scopes ["*"].',
+  flags: [
+    ['--email E', "the user's e-mail address (an existing user is reused)"],
+    ['--first-name F', "the new user's first name"],
+    ['--organization-name N', 'the organization (default "Default Organization"; at most 64 characters)'],
+    ['--project-name P', 'the project (default "Default Project"; at most 200 characters)'],
+  ],
+  jsonResult: '{"organization_id", "project_id", "project_api_key", "user": {"id", "uuid", "email"}, "personal_api_key"}',
+  instead:
+    'use the running server\'s API with a personal API key: POST /api/organizations/ {"name"}, POST /api/projects/ {"name", "organization_id"}, POST /api/personal_api_keys/ {"label", "scopes"}',
   options: {
     email: { type: 'string' },
     'first-name': { type: 'string' },
@@ -19,7 +29,7 @@ export const bootstrapCommand: Command = {
     };
     if (input.organizationName.length > 64) throw new UsageError('--organization-name may have at most 64 characters');
     if (input.projectName.length > 200) throw new UsageError('--project-name may have at most 200 characters');
-    const result = await withDeps(context.config, (deps) => bootstrap(deps.db, input, deps.clock.now()));
+    const result = await withDeps(context.config, (deps) => bootstrap(deps, input));
     emit(
       context,
       {

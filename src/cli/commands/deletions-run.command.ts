@@ -4,6 +4,10 @@ import { emit, withDeps, type Command } from '../cli.ts';
 export const deletionsRunCommand: Command = {
   name: 'deletions run',
   usage: 'herd deletions run [--json]',
+  summary: 'Runs the queued event deletions now (progress on stderr).',
+  flags: [],
+  jsonResult: '{"processed", "events_deleted"}',
+  instead: 'let the running server do it: it runs the queued deletions on DELETION_SCHEDULE',
   options: {},
   async run(_values, context) {
     const result = await withDeps(context.config, (deps) =>

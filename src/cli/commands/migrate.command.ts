@@ -5,6 +5,10 @@ import { emit, type Command } from '../cli.ts';
 export const migrateCommand: Command = {
   name: 'migrate',
   usage: 'herd migrate [--json]',
+  summary: 'Applies the pending migrations and exits (the server and every command also migrate on start).',
+  flags: [],
+  jsonResult: '{"applied": [names of the migrations applied], "distributed": [tables placed on Citus by this run]}',
+  instead: 'let the running server do it: it applied the migrations when it started',
   options: {},
   async run(_values, context) {
     const handle = await openDatabase(context.config);

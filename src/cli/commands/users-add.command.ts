@@ -1,12 +1,22 @@
-import { isUuid } from '../../modules/access/access.service.ts';
 import { addMember } from '../../modules/members/members.service.ts';
 import { MEMBERSHIP_LEVELS } from '../../modules/members/members.schemas.ts';
 import { findOrganization } from '../../modules/organizations/organizations.repository.ts';
+import { isUuid } from '../../wire/ids.ts';
 import { email, emit, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const usersAddCommand: Command = {
   name: 'users add',
   usage: 'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]',
+  summary: 'Creates the user if needed and makes it a member of the organization.',
+  flags: [
+    ['--organization-id O', "the organization's id (a UUID)"],
+    ['--email E', "the user's e-mail address"],
+    ['--level 1|8|15', '1 member (default), 8 admin, 15 owner'],
+    ['--first-name F', "a new user's first name"],
+    ['--last-name L', "a new user's last name"],
+  ],
+  jsonResult: '{"user": {"id", "uuid", "email"}, "membership_id", "level"}',
+  instead: 'use the running server\'s API with an admin\'s personal API key: POST /api/organizations/<organization_id>/members/ {"email", "level"}',
   options: {
     'organization-id': { type: 'string' },
     email: { type: 'string' },
@@ -30,12 +40,12 @@ export const usersAddCommand: Command = {
     };
     const member = await withDeps(context.config, async (deps) => {
       if (!(await findOrganization(deps.db, organizationId))) throw new UsageError(`no organization ${organizationId}`);
-      return addMember(deps.db, input, deps.clock.now());
+      return addMember(deps, input);
     });
     emit(
       context,
-      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.membership.id, level: member.membership.level },
-      [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.membership.level}`],
+      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.id, level: member.level },
+      [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.level}`],
     );
   },
 };

@@ -3,11 +3,13 @@ import type { Migration } from 'kysely';
 import * as initial from './0001_initial.ts';
 import * as persons from './0004_persons.ts';
 import * as analytics from './0006_analytics.ts';
-import * as scaleOut from './0007_scale_out.ts';
+import * as personlessIds from './0007_personless_ids.ts';
+import * as scaleOut from './0009_scale_out.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0004_persons': persons,
   '0006_analytics': analytics,
-  '0007_scale_out': scaleOut,
+  '0007_personless_ids': personlessIds,
+  '0009_scale_out': scaleOut,
 };

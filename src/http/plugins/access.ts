@@ -88,7 +88,7 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     const params = (request.params ?? {}) as Record<string, string>;
     const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
     const target = rule.project ? { project: params[rule.project] ?? '' } : rule.organization ? { organization: params[rule.organization] ?? '' } : {};
-    request.access = await authorizeRequest(deps, request.headers.authorization, target, { scopes: rule.scopes, admin });
+    request.access = await authorizeRequest(deps, { authorization: request.headers.authorization, ...target, scopes: rule.scopes, admin });
 
     if (limiters) {
       for (const limiter of limiters[rule.tier ?? 'default']) {

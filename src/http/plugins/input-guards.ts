@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
 import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
-import { MAX_LIMIT } from '../pagination.ts';
+import { MAX_LIMIT } from '../../wire/page.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {
@@ -33,27 +33,33 @@ export async function rejectNulCharacters(request: FastifyRequest) {
   if (attr !== null) throw validationError('Null characters are not allowed.', attr || null);
 }
 
-const PAGING_PARAMETERS = ['limit', 'offset'];
-const DECIMAL = /^\d{1,15}$/;
-const LONG_DECIMAL = /^\d{16,}$/;
+// The lowest value of each paging parameter; an offset past the largest safe integer is refused too.
+const PAGING_MINIMUM: Record<string, number> = { limit: 1, offset: 0 };
+const INTEGER = /^-?\d+$/;
 
-/** Ajv would read "1e3", "0x10" or " 5" as numbers; the contract wants 400 for anything not an integer. */
+/**
+ * Ajv would read "1e3", "0x10" or " 5" as numbers; the API answers 400 for anything not an
+ * integer. Every refusal says the allowed range.
+ */
 function checkPagingText(query: Record<string, unknown>) {
-  for (const name of PAGING_PARAMETERS) {
+  for (const [name, minimum] of Object.entries(PAGING_MINIMUM)) {
     const raw = query[name];
     if (raw === undefined) continue;
-    // A limit too long to be a safe number is still an integer, and a larger limit is clamped.
-    if (name === 'limit' && typeof raw === 'string' && LONG_DECIMAL.test(raw)) {
-      query[name] = String(MAX_LIMIT);
-      continue;
+    if (typeof raw !== 'string' || !INTEGER.test(raw)) throw validationError(`A valid integer greater than or equal to ${minimum} is required.`, name);
+    const value = Number(raw);
+    if (value < minimum) throw validationError(`Ensure this value is greater than or equal to ${minimum}.`, name);
+    if (value > Number.MAX_SAFE_INTEGER) {
+      // A limit too long to be a safe number is still an integer, and a larger limit is clamped.
+      if (name === 'limit') query[name] = String(MAX_LIMIT);
+      else throw validationError(`Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`, name);
     }
-    if (typeof raw !== 'string' || !DECIMAL.test(raw)) throw validationError('A valid integer is required.', name);
   }
 }
 
 interface PropertySchema {
   type?: unknown;
   const?: unknown;
+  title?: unknown;
   anyOf?: PropertySchema[];
   items?: PropertySchema;
 }
@@ -74,6 +80,14 @@ function unwrapNullable(property: PropertySchema): PropertySchema {
   return options?.length === 1 ? options[0] : property;
 }
 
+/** " Choose 1 (member), 8 (admin) or 15 (owner)." when every choice has a title; else nothing. */
+function choiceHint(property: PropertySchema): string {
+  const options = property.anyOf ?? [];
+  if (!options.every((option) => typeof option.title === 'string')) return '';
+  const named = options.map((option) => `${String(option.const)} (${String(option.title)})`);
+  return ` Choose ${named.slice(0, -1).join(', ')} or ${named[named.length - 1]}.`;
+}
+
 const isNumeric = (type: unknown) => type === 'integer' || type === 'number';
 const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
 
@@ -91,7 +105,7 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     const choices = choicesOf(declared);
     if (choices) {
       if (!choices.some((choice) => choice === value || String(choice) === value)) {
-        throw validationError(`"${shown(value)}" is not a valid choice.`, key, 'invalid_choice');
+        throw validationError(`"${shown(value)}" is not a valid choice.${choiceHint(declared)}`, key, 'invalid_choice');
       }
       continue;
     }

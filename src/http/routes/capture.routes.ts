@@ -3,9 +3,9 @@
 // without touching the API's JSON parser, 1 MiB limit or (absent) CORS.
 import cors from '@fastify/cors';
 import { Type } from 'typebox';
-import { captureEvents } from '../../ingestion/capture.service.ts';
-import { ErrorBody } from '../schemas/common.ts';
-import type { RouteModule } from './index.ts';
+import { captureEvents } from '../../modules/capture/capture.service.ts';
+import { ErrorBody } from '../../wire/schemas.ts';
+import type { RouteModule } from '../route-module.ts';
 
 const MiB = 1024 * 1024;
 

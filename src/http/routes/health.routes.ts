@@ -1,12 +1,13 @@
-import { sql } from 'kysely';
-import type { RouteModule } from './index.ts';
+// Liveness (the process answers) and readiness (the database answers too), outside the API.
+import { pingDatabase } from '../../db/database.ts';
+import type { RouteModule } from '../route-module.ts';
 
 export const healthRoutes: RouteModule = (app, deps) => {
   app.get('/_health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/_ready', { schema: { hide: true } }, async (request, reply) => {
     try {
-      await sql`select 1`.execute(deps.db);
+      await pingDatabase(deps.db);
       return { status: 'ok' };
     } catch (error) {
       request.log.warn({ err: error }, 'database not ready');

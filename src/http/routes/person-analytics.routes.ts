@@ -1,5 +1,6 @@
-// The analytical person views (contract §9, analytics.md era B): each route parses its request
-// into the view's query module and renders the page envelope with an absolute `next` link.
+// The analytical person views, as PostHog's persons API of 2022 to mid-2024 answers them: each
+// route parses its request into the view's query module and renders the envelope with an absolute
+// `next` link.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.ts';
@@ -7,25 +8,19 @@ import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
 import { funnelActors } from '../../analytics/funnel.query.ts';
 import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
 import { lifecycleActors } from '../../analytics/lifecycle.query.ts';
-import { mergeParams, pageParams, type Page, type RawParams } from '../../analytics/params.ts';
+import { mergeParams, pageParams, type RawParams } from '../../analytics/params.ts';
 import { pathActors } from '../../analytics/path.query.ts';
 import { retentionActors } from '../../analytics/retention.query.ts';
 import { stickinessActors } from '../../analytics/stickiness.query.ts';
 import { trendsActors } from '../../analytics/trends.query.ts';
+import { Person } from '../../modules/persons/persons.schemas.ts';
+import { toCsv, wantsCsv } from '../../wire/csv.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { errorResponses, Nullable, ProjectParams } from '../../wire/schemas.ts';
 import { requestBaseUrl } from '../pagination.ts';
 import { projectAccessOf } from '../plugins/access.ts';
-import { errorResponses, Nullable } from '../schemas/common.ts';
-import { sendCsv, toCsv, wantsCsv } from '../csv.ts';
-import type { RouteModule } from './index.ts';
-
-const Person = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  distinct_ids: Type.Array(Type.String()),
-  properties: Type.Record(Type.String(), Type.Unknown()),
-  created_at: Type.String(),
-  uuid: Type.String(),
-});
+import { sendCsv } from '../route-helpers.ts';
+import type { RouteModule } from '../route-module.ts';
 const ActorsEnvelope = Type.Object({
   results: Type.Array(Type.Object({ people: Type.Array(Person), count: Type.Integer() })),
   next: Nullable(Type.String()),
@@ -39,7 +34,6 @@ const RetentionEnvelope = Type.Object({
   next: Nullable(Type.String()),
   missing_persons: Type.Integer(),
 });
-const Params = Type.Object({ project_id: Type.String() });
 
 /** The documented query parameters of a view (JSON-encoded where structured); others pass through. */
 const Query = (names: string[]) =>
@@ -61,13 +55,13 @@ const QUERY_NAMES: Record<string, string[]> = {
   retention: [...COMMON, 'target_entity', 'returning_entity', 'retention_type', 'period', 'total_intervals', 'selected_interval', 'breakdown_values'],
 };
 
-type View = (context: ViewContext, raw: RawParams, page: Page) => Promise<ActorsResult>;
+type View = (context: ViewContext, raw: RawParams, page: PageRequest) => Promise<ActorsResult>;
 
 interface ViewSpec {
   name: string;
   view: View;
   methods: ('GET' | 'POST')[];
-  /** Stickiness and lifecycle count "has more" after dropping missing persons (PostHog era B). */
+  /** Stickiness and lifecycle count "has more" after dropping missing persons (as PostHog does). */
   hasMoreAfterDrop?: boolean;
   limitKey?: string;
   offsetKey?: string;
@@ -109,11 +103,11 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
     app.route({
       method: route.methods,
       url: `/api/projects/:project_id/persons/${route.name}/`,
-      schema: { tags, params: Params, querystring: Query(QUERY_NAMES[route.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
+      schema: { tags, params: ProjectParams, querystring: Query(QUERY_NAMES[route.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
       config: { access },
       handler: async (request, reply) => {
         const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
-        // A funnel request naming a correlation entity is answered by the correlation view (PostHog era B).
+        // A funnel request naming a correlation entity is answered by the correlation view (as PostHog does).
         const spec = route.name === 'funnel' && raw.funnel_correlation_person_entity !== undefined ? correlation : route;
         const limitKey = spec.limitKey ?? 'limit';
         const offsetKey = spec.offsetKey ?? 'offset';
@@ -135,7 +129,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
   }
 
   app.get('/api/projects/:project_id/persons/retention/', {
-    schema: { tags, params: Params, querystring: Query(QUERY_NAMES.retention), response: { 200: RetentionEnvelope, ...errorResponses } },
+    schema: { tags, params: ProjectParams, querystring: Query(QUERY_NAMES.retention), response: { 200: RetentionEnvelope, ...errorResponses } },
     config: { access },
   }, async (request, reply) => {
     const raw = mergeParams(request.query, undefined);

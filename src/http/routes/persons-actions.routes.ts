@@ -1,51 +1,32 @@
 // Person actions: bulk delete, split, update one property, delete one property.
-import type { FastifyRequest } from 'fastify';
 import { requiredError, validationError } from '../../errors.ts';
-import { serializePerson } from '../../modules/persons/person.serializer.ts';
-import { personRefOf } from '../../modules/persons/person-ref.ts';
 import { setPersonProperties, unsetPersonProperty } from '../../modules/persons/person-updates.service.ts';
-import { findPersonIdsForBulk, type PersonRef } from '../../modules/persons/persons.repository.ts';
-import { deletePersons, splitPerson } from '../../modules/persons/persons.service.ts';
+import { bulkDeletePersons, splitPerson } from '../../modules/persons/persons.service.ts';
 import {
   BulkDeleteBody,
   BulkDeleteQuery,
   BulkDeleteResult,
   DeletePropertyBody,
   DeletePropertyQuery,
-  FormatQuery,
   Person,
   PersonParams,
-  ProjectParams,
   SplitBody,
   Success,
   UpdatePropertyBody,
   UpdatePropertyQuery,
 } from '../../modules/persons/persons.schemas.ts';
-import { wantsCsv } from '../csv.ts';
+import { wantsCsv } from '../../wire/csv.ts';
+import { errorResponses, FormatQuery, ProjectParams } from '../../wire/schemas.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
-import { errorResponses } from '../schemas/common.ts';
-import type { RouteModule } from './index.ts';
-import { booleanParam, personOf, respond } from './persons.routes.ts';
+import { booleanParam, emptyBodyAsObject, personTarget, requiredText, respond } from '../route-helpers.ts';
+import type { RouteModule } from '../route-module.ts';
 
 const tags = ['persons'];
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
 const BULK_LIMIT = 100;
 
-/** Where the body is optional an absent one reads as `{}`; a body that is present is still checked to be an object. */
-async function absentBodyAsObject(request: FastifyRequest) {
-  if (request.body === undefined) request.body = {};
-}
-
 /** `ids=1&ids=2` and `ids=1,2` alike. */
 const splitCommas = (values: string[] | undefined) => values?.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
-
-function bulkRefs(ids: (string | number)[]): PersonRef[] {
-  return ids.map((raw) => {
-    const ref = typeof raw === 'number' ? { id: Number.isSafeInteger(raw) ? raw : -1 } : personRefOf(raw);
-    if (!ref) throw validationError(`"${String(raw)}" is not a valid person id.`, 'ids');
-    return ref;
-  });
-}
 
 /** A query-string value as JSON when it parses (`value=5` is the number 5), else the string itself. */
 function decodeValue(raw: string): unknown {
@@ -62,7 +43,7 @@ export const personActionRoutes: RouteModule = (app, deps) => {
   app.post(`${base}/bulk_delete/`, {
     schema: { tags, params: ProjectParams, querystring: BulkDeleteQuery, body: BulkDeleteBody, response: { 200: BulkDeleteResult, ...errorResponses } },
     config: write,
-    preValidation: absentBodyAsObject,
+    preValidation: emptyBodyAsObject,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const body = request.body ?? {};
@@ -75,58 +56,38 @@ export const personActionRoutes: RouteModule = (app, deps) => {
       body.delete_events ?? body.delete_event ?? request.query.delete_events ?? request.query.delete_event,
       'delete_events',
     );
-    const { project } = projectAccessOf(request);
-    const actor = { userId: actorOf(request).user.id };
-    // One transaction for the lookup and the deletes, so the answer counts what was really removed.
-    const outcome = await deps.db.transaction().execute(async (trx) => {
-      const personIds = await findPersonIdsForBulk(trx, project.id, bulkRefs(ids), distinctIds);
-      return deletePersons(trx, project, personIds, deleteEvents, actor, deps.clock.now());
-    });
-    const result = { persons_found: outcome.found, persons_deleted: outcome.deleted, events_queued_for_deletion: outcome.queued > 0 };
+    const result = await bulkDeletePersons(deps, actorOf(request), { project: projectAccessOf(request).project, ids, distinctIds, deleteEvents });
     return respond(reply, csv, result);
   });
 
+  // An action on one person: its body may be absent; it answers JSON, or CSV when asked.
+  const personAction = { config: write, preValidation: emptyBodyAsObject };
+
   app.post(`${base}/:id/split/`, {
     schema: { tags, params: PersonParams, querystring: FormatQuery, body: SplitBody, response: { 200: Success, ...errorResponses } },
-    config: write,
-    preValidation: absentBodyAsObject,
-  }, async (request, reply) => {
-    const csv = wantsCsv(request);
-    const { project } = projectAccessOf(request);
-    const person = await personOf(deps, request);
-    await splitPerson(deps.db, project, person.id, request.body?.main_distinct_id, { userId: actorOf(request).user.id }, deps.clock.now());
-    return respond(reply, csv, { success: true });
-  });
+    ...personAction,
+  }, async (request, reply) =>
+    respond(reply, wantsCsv(request), await splitPerson(deps, actorOf(request), { ...personTarget(request), mainDistinctId: request.body?.main_distinct_id })));
 
   app.post(`${base}/:id/update_property/`, {
     schema: { tags, params: PersonParams, querystring: UpdatePropertyQuery, body: UpdatePropertyBody, response: { 200: Person, ...errorResponses } },
-    config: write,
-    preValidation: absentBodyAsObject,
+    ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const body = request.body ?? {};
     const hasBodyValue = Object.prototype.hasOwnProperty.call(body, 'value');
     if (!hasBodyValue && request.query.value === undefined) throw requiredError('value');
-    const key = body.key ?? request.query.key;
-    if (key === undefined || key === '') throw requiredError('key');
+    const key = requiredText(body.key ?? request.query.key, 'key');
     const value = hasBodyValue ? body.value : decodeValue(request.query.value as string);
-    const { project } = projectAccessOf(request);
-    const person = await personOf(deps, request);
-    const updated = await setPersonProperties(deps, project, person, { [key]: value }, { userId: actorOf(request).user.id });
-    return respond(reply, csv, serializePerson(updated));
+    return respond(reply, csv, await setPersonProperties(deps, actorOf(request), { ...personTarget(request), properties: { [key]: value } }));
   });
 
   app.post(`${base}/:id/delete_property/`, {
     schema: { tags, params: PersonParams, querystring: DeletePropertyQuery, body: DeletePropertyBody, response: { 200: Person, ...errorResponses } },
-    config: write,
-    preValidation: absentBodyAsObject,
+    ...personAction,
   }, async (request, reply) => {
     const csv = wantsCsv(request);
-    const key = request.body?.$unset ?? request.query.$unset;
-    if (key === undefined || key === '') throw requiredError('$unset');
-    const { project } = projectAccessOf(request);
-    const person = await personOf(deps, request);
-    const updated = await unsetPersonProperty(deps, project, person, key, { userId: actorOf(request).user.id });
-    return respond(reply, csv, serializePerson(updated));
+    const key = requiredText(request.body?.$unset ?? request.query.$unset, '$unset');
+    return respond(reply, csv, await unsetPersonProperty(deps, actorOf(request), { ...personTarget(request), key }));
   });
 };

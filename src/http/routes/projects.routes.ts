@@ -1,46 +1,31 @@
-import type { TeamRow } from '../../db/schema.ts';
-import { listProjectsOfUser } from '../../modules/projects/projects.repository.ts';
-import { CreateProjectBody, Project, ProjectParams } from '../../modules/projects/projects.schemas.ts';
-import { createProjectAs } from '../../modules/projects/projects.service.ts';
-import { pageEnvelope, pageOf } from '../pagination.ts';
+// Projects: the caller's list, creation in an organization the caller administers, retrieve.
+import { CreateProjectBody, Project, ProjectIdParams } from '../../modules/projects/projects.schemas.ts';
+import { createProject, listProjectsPage, serializeProject } from '../../modules/projects/projects.service.ts';
+import { errorResponses, Page, PageQuery } from '../../wire/schemas.ts';
+import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
-import { errorResponses, Page, PageQuery } from '../schemas/common.ts';
-import { iso } from '../serializers.ts';
-import type { RouteModule } from './index.ts';
-
-const serialize = (project: TeamRow) => ({
-  id: project.id,
-  uuid: project.uuid,
-  organization: project.organization_id,
-  name: project.name,
-  api_token: project.api_token,
-  created_at: iso(project.created_at),
-});
+import type { RouteModule } from '../route-module.ts';
 
 export const projectRoutes: RouteModule = (app, deps) => {
   const tags = ['projects'];
+  const base = '/api/projects';
 
-  app.get('/api/projects/', {
+  app.get(`${base}/`, {
     schema: { tags, querystring: PageQuery, response: { 200: Page(Project), ...errorResponses } },
     config: { access: { scopes: ['project:read'] } },
-  }, async (request) => {
-    const { user, key } = actorOf(request);
-    const page = pageOf(request.query);
-    const restrictions = { organizations: key.scoped_organizations, teams: key.scoped_teams };
-    const { count, rows } = await listProjectsOfUser(deps.db, user.id, page, restrictions);
-    return pageEnvelope(request, deps.config.siteUrl, page, count, rows.map(serialize));
-  });
+  }, async (request) => listPage(request, deps.config.siteUrl, (page) => listProjectsPage(deps, actorOf(request), { page })));
 
-  app.post('/api/projects/', {
+  app.post(`${base}/`, {
     schema: { tags, body: CreateProjectBody, response: { 201: Project, ...errorResponses } },
     config: { access: { scopes: ['project:write'] } },
   }, async (request, reply) => {
-    const project = await createProjectAs(deps, actorOf(request), { name: request.body.name, organizationId: request.body.organization_id });
-    return reply.code(201).send(serialize(project));
+    const project = await createProject(deps, actorOf(request), { name: request.body.name, organizationId: request.body.organization_id });
+    return reply.code(201).send(project);
   });
 
-  app.get('/api/projects/:id/', {
-    schema: { tags, params: ProjectParams, response: { 200: Project, ...errorResponses } },
+  // The project is what the access check found.
+  app.get(`${base}/:id/`, {
+    schema: { tags, params: ProjectIdParams, response: { 200: Project, ...errorResponses } },
     config: { access: { scopes: ['project:read'], project: 'id' } },
-  }, async (request) => serialize(projectAccessOf(request).project));
+  }, async (request) => serializeProject(projectAccessOf(request).project));
 };

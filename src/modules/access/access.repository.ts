@@ -1,5 +1,6 @@
 // The lookups behind every authenticated request, each one round trip: the key with its user, and
-// a project (or organization) with its organization and the caller's membership.
+// a project (or organization) with its organization and the caller's membership; the "@current"
+// ones; and the key's last use.
 import { sql, type Expression } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
@@ -119,4 +120,33 @@ export async function findOrganizationForUser(
     .where('o.id', '=', organizationId)
     .executeTakeFirst();
   return row && splitJoined(organizationId, row);
+}
+
+/** The user's "@current" organization: the first one joined. */
+export function findFirstOrganizationOfUser(db: Db, userId: number): Promise<OrganizationRow | undefined> {
+  return db
+    .selectFrom('organization_memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .selectAll('o')
+    .where('m.user_id', '=', userId)
+    .orderBy('m.joined_at')
+    .orderBy('m.id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The "@current" project of an organization: its first-created one. */
+export function findFirstTeamOfOrganization(db: Db, organizationId: string): Promise<TeamRow | undefined> {
+  return db
+    .selectFrom('teams')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function touchKeyLastUsed(db: Db, keyId: string, now: Date): Promise<void> {
+  await db.updateTable('personal_api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
 }

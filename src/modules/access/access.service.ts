@@ -4,15 +4,22 @@
 import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from '../../errors.ts';
-import { digestsEqual, hashApiKey } from '../api-keys/api-key.tokens.ts';
-import { findFirstOrganizationOfUser } from '../organizations/organizations.repository.ts';
-import { findFirstTeamOfOrganization } from '../projects/projects.repository.ts';
-import { findKeyWithUser, findOrganizationForUser, findProjectForUser } from './access.repository.ts';
+import { isUuid } from '../../wire/ids.ts';
+import { digestsEqual, hashApiKey } from './api-key.tokens.ts';
+import {
+  findFirstOrganizationOfUser,
+  findFirstTeamOfOrganization,
+  findKeyWithUser,
+  findOrganizationForUser,
+  findProjectForUser,
+  touchKeyLastUsed,
+} from './access.repository.ts';
 import { firstMissingScope } from './scopes.ts';
 
 export const ADMIN_LEVEL = 8;
 export const OWNER_LEVEL = 15;
 
+/** Who acts: the user of the personal API key the request carries, and that key. */
 export interface Actor {
   user: UserRow;
   key: ApiKeyRow;
@@ -26,9 +33,6 @@ export interface OrganizationAccess {
 export interface ProjectAccess extends OrganizationAccess {
   project: TeamRow;
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
@@ -45,7 +49,7 @@ async function acceptKey(deps: Deps, digest: string, found: { key: ApiKeyRow; us
   const { key, user } = found;
   const now = deps.clock.now();
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await deps.db.updateTable('personal_api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+    await touchKeyLastUsed(deps.db, key.id, now);
     key.last_used_at = now;
   }
   return { user, key };
@@ -95,6 +99,11 @@ export interface AuthorizeOptions {
   admin?: boolean;
 }
 
+export interface OrganizationTarget extends AuthorizeOptions {
+  /** An organization's uuid or `@current` (the user's first). */
+  organization: string;
+}
+
 function checkOrganizationAccess(actor: Actor, found: FoundOrganization, options: AuthorizeOptions): OrganizationAccess {
   if (!found) throw notFound();
   const { organization, membership } = found;
@@ -122,15 +131,17 @@ function checkProjectAccess(actor: Actor, found: FoundProject, options: Authoriz
   return { organization, membership, project };
 }
 
-/** `ref` is an organization's uuid or `@current` (the user's first). */
-export async function authorizeOrganization(deps: Deps, actor: Actor, ref: string, options: AuthorizeOptions): Promise<OrganizationAccess> {
+export async function authorizeOrganization(deps: Deps, actor: Actor, input: OrganizationTarget): Promise<OrganizationAccess> {
+  const ref = input.organization;
   const found = ref === '@current'
     ? await findCurrentOrganization(deps, actor)
     : isUuid(ref) ? await findOrganizationForUser(deps.db, ref.toLowerCase(), { userId: actor.user.id }) : undefined;
-  return checkOrganizationAccess(actor, found, options);
+  return checkOrganizationAccess(actor, found, input);
 }
 
-export interface RequestTarget {
+export interface RequestToAuthorize extends AuthorizeOptions {
+  /** The request's Authorization header. */
+  authorization: string | undefined;
   /** A project id or `@current`, from the path. */
   project?: string;
   /** An organization uuid or `@current`, from the path. */
@@ -144,28 +155,26 @@ export interface RequestTarget {
  */
 export async function authorizeRequest(
   deps: Deps,
-  authorization: string | undefined,
-  target: RequestTarget,
-  options: AuthorizeOptions,
+  input: RequestToAuthorize,
 ): Promise<{ actor: Actor; project?: ProjectAccess; organization?: OrganizationAccess }> {
-  const digest = digestOf(authorization);
+  const digest = digestOf(input.authorization);
   const byKey = { keyDigest: digest };
-  const projectId = target.project !== undefined && PROJECT_ID.test(target.project) ? Number(target.project) : undefined;
-  const organizationId = target.organization !== undefined && isUuid(target.organization) ? target.organization.toLowerCase() : undefined;
+  const projectId = input.project !== undefined && PROJECT_ID.test(input.project) ? Number(input.project) : undefined;
+  const organizationId = input.organization !== undefined && isUuid(input.organization) ? input.organization.toLowerCase() : undefined;
   const [key, project, organization] = await Promise.all([
     findKeyWithUser(deps.db, digest),
     projectId === undefined ? undefined : findProjectForUser(deps.db, projectId, byKey),
     organizationId === undefined ? undefined : findOrganizationForUser(deps.db, organizationId, byKey),
   ]);
   const actor = await acceptKey(deps, digest, key);
-  if (target.project !== undefined) {
-    const found = target.project === '@current' ? await findCurrentProject(deps, actor) : project;
-    return { actor, project: checkProjectAccess(actor, found, options) };
+  if (input.project !== undefined) {
+    const found = input.project === '@current' ? await findCurrentProject(deps, actor) : project;
+    return { actor, project: checkProjectAccess(actor, found, input) };
   }
-  if (target.organization !== undefined) {
-    const found = target.organization === '@current' ? await findCurrentOrganization(deps, actor) : organization;
-    return { actor, organization: checkOrganizationAccess(actor, found, options) };
+  if (input.organization !== undefined) {
+    const found = input.organization === '@current' ? await findCurrentOrganization(deps, actor) : organization;
+    return { actor, organization: checkOrganizationAccess(actor, found, input) };
   }
-  requireScopes(actor, options.scopes);
+  requireScopes(actor, input.scopes);
   return { actor };
 }

@@ -1,6 +1,6 @@
 // The activity log: who changed what, for roles (scope "Role") and persons (scope "Person").
 import type { Db } from '../../db/database.ts';
-import type { JsonObject } from '../../db/schema.ts';
+import type { JsonObject, TeamRow } from '../../db/schema.ts';
 import { monotonicUuidV7 } from '../../ingestion/uuid.ts';
 
 export interface ActivityChange {
@@ -19,6 +19,25 @@ export interface NewActivity {
   activity: string;
   userId: number | null;
   detail: { changes: ActivityChange[] | null; name: string | null } & JsonObject;
+}
+
+/** An entry about a person of the project (scope "Person"), named by the person's uuid. */
+export function personActivity(
+  project: Pick<TeamRow, 'organization_id' | 'id'>,
+  person: { id: number; uuid: string },
+  activity: string,
+  changes: ActivityChange[] | null,
+  userId: number | null,
+): NewActivity {
+  return {
+    organizationId: project.organization_id,
+    teamId: project.id,
+    scope: 'Person',
+    itemId: String(person.id),
+    activity,
+    userId,
+    detail: { changes, name: person.uuid },
+  };
 }
 
 /** Writes one entry; pass the transaction of the change so both land or neither does. */

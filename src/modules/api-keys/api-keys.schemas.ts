@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { DateTime, Nullable } from '../../http/schemas/common.ts';
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from '../../wire/schemas.ts';
 
 export const MAX_KEYS_PER_USER = 10;
 
@@ -15,6 +15,7 @@ export const PersonalApiKey = Type.Object({
   scoped_organizations: Nullable(Type.Array(Type.String())),
   scoped_teams: Nullable(Type.Array(Type.Integer())),
 });
+export type PersonalApiKeyWire = Static<typeof PersonalApiKey>;
 
 export const CreatePersonalApiKeyBody = Type.Object({
   label: Type.String({ minLength: 1, maxLength: 40 }),

@@ -1,43 +1,60 @@
-// Personal API keys: creation with the platform's validation, and the key's own rules of what it may
-// hand on (a key never mints a key broader than itself).
-import type { Db } from '../../db/database.ts';
+// Personal API keys: a user's keys listed, shown and deleted; creation with the platform's
+// validation, and the key's own rules of what it may hand on (a key never mints a key broader than
+// itself).
 import { inTransaction } from '../../db/in-transaction.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
-import { permissionDenied, validationError } from '../../errors.ts';
-import { isUuid } from '../access/access.service.ts';
+import type { Deps } from '../../deps.ts';
+import { notFound, permissionDenied, validationError } from '../../errors.ts';
+import { isUuid } from '../../wire/ids.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { iso, isoOrNull } from '../../wire/serializers.ts';
+import type { Actor } from '../access/access.service.ts';
 import { grants, isValidScope } from '../access/scopes.ts';
-import { generatePersonalApiKey, hashApiKey, maskApiKey, randomBase62 } from './api-key.tokens.ts';
-import { countKeysOfUser, organizationsOfUserAmong, teamsOfUserAmong } from './api-keys.repository.ts';
-import { MAX_KEYS_PER_USER } from './api-keys.schemas.ts';
+import { lockUser } from '../users/users.repository.ts';
+import {
+  countKeysOfUser,
+  deleteKeyOfUser,
+  findKeyOfUser,
+  insertApiKey,
+  listKeysOfUser,
+  organizationsOfUserAmong,
+  teamsOfUserAmong,
+  type NewApiKey,
+} from './api-keys.repository.ts';
+import { MAX_KEYS_PER_USER, type PersonalApiKeyWire } from './api-keys.schemas.ts';
 
-export interface NewApiKey {
-  userId: number;
-  label: string;
-  scopes: string[];
-  scopedOrganizations?: string[] | null;
-  scopedTeams?: number[] | null;
+export type { NewApiKey };
+
+/** The raw value is shown once, in the answer to create; reads carry only the mask. */
+function serializeKey(key: ApiKeyRow, value: string | null = null): PersonalApiKeyWire {
+  return {
+    id: key.id,
+    label: key.label,
+    value,
+    mask_value: key.mask_value,
+    created_at: iso(key.created_at),
+    last_used_at: isoOrNull(key.last_used_at),
+    user_id: key.user_id,
+    scopes: key.scopes.length > 0 ? key.scopes : ['*'],
+    scoped_organizations: key.scoped_organizations,
+    scoped_teams: key.scoped_teams,
+  };
 }
 
-/** Stores only the hash and mask; the raw value is returned to be shown once. */
-export async function insertApiKey(db: Db, input: NewApiKey, now: Date): Promise<{ row: ApiKeyRow; value: string }> {
-  const value = generatePersonalApiKey();
-  const row = await db
-    .insertInto('personal_api_keys')
-    .values({
-      id: randomBase62(16),
-      user_id: input.userId,
-      label: input.label,
-      secure_value: hashApiKey(value),
-      mask_value: maskApiKey(value),
-      scopes: input.scopes,
-      scoped_organizations: input.scopedOrganizations && input.scopedOrganizations.length > 0 ? input.scopedOrganizations : null,
-      scoped_teams: input.scopedTeams && input.scopedTeams.length > 0 ? input.scopedTeams : null,
-      created_at: now,
-      last_used_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, value };
+/** The caller's own keys, newest first. */
+export async function listPersonalApiKeysPage(deps: Deps, actor: Actor, input: { page: PageRequest }): Promise<{ count: number; results: PersonalApiKeyWire[] }> {
+  const { count, rows } = await listKeysOfUser(deps.db, actor.user.id, input.page);
+  return { count, results: rows.map((row) => serializeKey(row)) };
+}
+
+export async function getPersonalApiKey(deps: Deps, actor: Actor, input: { id: string }): Promise<PersonalApiKeyWire> {
+  const row = await findKeyOfUser(deps.db, actor.user.id, input.id);
+  if (!row) throw notFound();
+  return serializeKey(row);
+}
+
+export async function deletePersonalApiKey(deps: Deps, actor: Actor, input: { id: string }): Promise<void> {
+  if (!(await deleteKeyOfUser(deps.db, actor.user.id, input.id))) throw notFound();
 }
 
 /** Checks that need no database: label, scope strings, organization ids. Returns the cleaned input. */
@@ -78,12 +95,13 @@ function checkGrantor(grantor: ApiKeyRow, input: NewApiKey) {
 }
 
 /**
- * Creates a key for the user after every check the platform makes. `grantor` is the key of the
- * request (absent for the CLI, which is trusted).
+ * Creates a key for the user after every check the platform makes. The actor's key grants it; with
+ * no actor (the CLI, which is trusted) nothing limits what it may grant.
  */
-export async function createPersonalApiKey(db: Db, raw: NewApiKey, now: Date, grantor?: ApiKeyRow): Promise<{ row: ApiKeyRow; value: string }> {
+export async function createPersonalApiKey(deps: Deps, actor: Actor | null, raw: NewApiKey): Promise<{ key: PersonalApiKeyWire; row: ApiKeyRow; value: string }> {
+  const db = deps.db;
   const input = validateNewApiKey(raw);
-  if (grantor) checkGrantor(grantor, input);
+  if (actor) checkGrantor(actor.key, input);
   const organizations = input.scopedOrganizations ?? [];
   const member = await organizationsOfUserAmong(db, input.userId, organizations);
   if (organizations.some((id) => !member.has(id))) {
@@ -94,12 +112,13 @@ export async function createPersonalApiKey(db: Db, raw: NewApiKey, now: Date, gr
   if (teams.some((id) => !accessible.has(id))) {
     throw validationError('You must be a member of all teams that you are scoping the key to.', 'scoped_teams');
   }
-  return inTransaction(db, async (trx) => {
+  const created = await inTransaction(db, async (trx) => {
     // The user's row lock serializes concurrent creations, so the limit holds under races.
-    await trx.selectFrom('users').select('id').where('id', '=', input.userId).forUpdate().execute();
+    await lockUser(trx, input.userId);
     if ((await countKeysOfUser(trx, input.userId)) >= MAX_KEYS_PER_USER) {
       throw validationError(`You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`);
     }
-    return insertApiKey(trx, input, now);
+    return insertApiKey(trx, input, deps.clock.now());
   });
+  return { ...created, key: serializeKey(created.row, created.value) };
 }

@@ -1,6 +1,6 @@
 // Wire schemas of the cohorts resource.
-import { Type } from 'typebox';
-import { DateTime, Nullable, UserBasic } from '../../http/schemas/common.ts';
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable, UserBasic } from '../../wire/schemas.ts';
 
 export const Cohort = Type.Object({
   id: Type.Integer(),
@@ -12,6 +12,17 @@ export const Cohort = Type.Object({
   created_at: DateTime,
   created_by: Nullable(UserBasic),
 });
+export type CohortWire = Static<typeof Cohort>;
+
+/** A cohort as a person's cohorts list it. */
+export const PersonCohort = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  count: Type.Integer(),
+  is_static: Type.Boolean(),
+  created_at: DateTime,
+});
+export type PersonCohortWire = Static<typeof PersonCohort>;
 
 export const CohortParams = Type.Object({ project_id: Type.String(), id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 
@@ -24,3 +35,4 @@ const fields = {
 
 export const CreateCohortBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 400 }), ...fields });
 export const UpdateCohortBody = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), ...fields });
+export type CohortInput = Static<typeof UpdateCohortBody>;

@@ -1,8 +1,11 @@
-// Deletion tasks: queued by person deletes, run by the weekly batch, listed by deletion_status.
-import type { ExpressionBuilder } from 'kysely';
+// Deletion tasks: queued by person deletes, run by the weekly batch (under its advisory lock),
+// listed by deletion_status.
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import { recordActivities } from '../activity/activity.repository.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { personActivity, recordActivities } from '../activity/activity.repository.ts';
+import type { DeletionStatus, DeletionTaskWire } from './deletions.schemas.ts';
 
 export interface QueuedDeletion {
   teamId: number;
@@ -35,15 +38,9 @@ export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: 
   if (organizationId) {
     await recordActivities(
       db,
-      tasks.map((task) => ({
-        organizationId,
-        teamId: task.teamId,
-        scope: 'Person',
-        itemId: String(task.personId),
-        activity: 'deletion_queued',
-        userId: task.createdById,
-        detail: { changes: null, name: task.personUuid },
-      })),
+      tasks.map((task) =>
+        personActivity({ organization_id: organizationId, id: task.teamId }, { id: task.personId, uuid: task.personUuid }, 'deletion_queued', null, task.createdById),
+      ),
       now,
     );
   }
@@ -145,4 +142,71 @@ export async function recordDeletionProgress(db: Db, task: PendingDeletion, dele
     .returning('events_deleted')
     .executeTakeFirst();
   return row?.events_deleted ?? 0;
+}
+
+/** One constant key: pg_try_advisory_lock is per database, so each database has its own runner. */
+export const DELETION_LOCK_KEY = 7_241_006;
+
+/** Takes the batch's session-level lock on this connection, unless another session holds it. */
+export async function tryDeletionLock(conn: Db): Promise<boolean> {
+  const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${DELETION_LOCK_KEY}::bigint) as locked`.execute(conn);
+  return locked.rows[0]?.locked ?? false;
+}
+
+export async function releaseDeletionLock(conn: Db): Promise<void> {
+  await sql`select pg_advisory_unlock(${DELETION_LOCK_KEY}::bigint)`.execute(conn);
+}
+
+export interface DeletionStatusFilter {
+  status?: DeletionStatus;
+  personUuid?: string;
+}
+
+export async function listDeletionTasks(
+  db: Db,
+  teamId: number,
+  filter: DeletionStatusFilter,
+  page: PageRequest,
+): Promise<{ count: number; results: DeletionTaskWire[] }> {
+  let query = db.selectFrom('deletion_tasks').where('deletion_tasks.team_id', '=', teamId);
+  if (filter.status === 'pending') query = query.where('deletion_tasks.delete_verified_at', 'is', null);
+  if (filter.status === 'completed') query = query.where('deletion_tasks.delete_verified_at', 'is not', null);
+  if (filter.personUuid) query = query.where('deletion_tasks.person_uuid', '=', filter.personUuid.toLowerCase());
+
+  const [counted, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+    query
+      .leftJoin('users', 'users.id', 'deletion_tasks.created_by_id')
+      .select([
+        'deletion_tasks.id',
+        'deletion_tasks.person_id',
+        'deletion_tasks.person_uuid',
+        'deletion_tasks.distinct_ids',
+        'deletion_tasks.created_at',
+        'deletion_tasks.delete_verified_at',
+        'deletion_tasks.events_deleted',
+        'users.first_name',
+        'users.email',
+      ])
+      .orderBy('deletion_tasks.created_at', 'desc')
+      .orderBy('deletion_tasks.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+  ]);
+
+  return {
+    count: Number(counted.count),
+    results: rows.map((row) => ({
+      id: row.id,
+      person_id: row.person_id,
+      person_uuid: row.person_uuid,
+      distinct_ids: row.distinct_ids,
+      status: row.delete_verified_at ? 'completed' : 'pending',
+      created_at: row.created_at.toISOString(),
+      delete_verified_at: row.delete_verified_at ? row.delete_verified_at.toISOString() : null,
+      events_deleted: row.events_deleted,
+      created_by: row.email === null ? null : { first_name: row.first_name ?? '', email: row.email },
+    })),
+  };
 }

@@ -1,7 +1,7 @@
 // Wire shapes of GET /api/projects/:project_id/persons/deletion_status/.
 import { Type, type Static } from 'typebox';
 import { validationError } from '../../errors.ts';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas/common.ts';
+import { DateTime, Nullable, PageQuery } from '../../wire/schemas.ts';
 
 export const DELETION_STATUSES = ['pending', 'completed'] as const;
 export type DeletionStatus = (typeof DELETION_STATUSES)[number];
@@ -14,7 +14,6 @@ export const DeletionStatusQuery = Type.Object({
 });
 export type DeletionStatusQueryWire = Static<typeof DeletionStatusQuery>;
 
-export const DeletionStatusParams = Type.Object({ project_id: Type.String() });
 
 export const DeletionTask = Type.Object({
   id: Type.Integer(),

@@ -1,7 +1,9 @@
+// Members of an organization: its memberships with their users.
 import type { Db } from '../../db/database.ts';
 import type { MembershipRow, UserRow } from '../../db/schema.ts';
+import type { PageRequest } from '../../wire/page.ts';
 import { findMembership } from '../organizations/organizations.repository.ts';
-import { findUserByUuid } from '../users/users.repository.ts';
+import { findUserByUuid, findUsersByIds } from '../users/users.repository.ts';
 
 export interface Member {
   membership: MembershipRow;
@@ -12,7 +14,7 @@ export interface Member {
 export async function listMembers(
   db: Db,
   organizationId: string,
-  page: { limit: number; offset: number },
+  page: PageRequest,
 ): Promise<{ count: number; members: Member[] }> {
   const [{ count }, memberships] = await Promise.all([
     db
@@ -31,7 +33,7 @@ export async function listMembers(
       .execute(),
   ]);
   const userIds = memberships.map((m) => m.user_id);
-  const users = userIds.length > 0 ? await db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
+  const users = await findUsersByIds(db, userIds);
   const byId = new Map(users.map((user) => [user.id, user]));
   return { count, members: memberships.map((membership) => ({ membership, user: byId.get(membership.user_id)! })) };
 }
@@ -55,6 +57,11 @@ export function updateMemberLevel(db: Db, organizationId: string, membershipId: 
 /** Role memberships of that organization go with it (foreign key cascade). */
 export async function deleteMember(db: Db, organizationId: string, membershipId: string): Promise<void> {
   await db.deleteFrom('organization_memberships').where('organization_id', '=', organizationId).where('id', '=', membershipId).execute();
+}
+
+/** Locks the organization's owner memberships until the transaction ends. */
+export async function lockOwners(db: Db, organizationId: string): Promise<void> {
+  await db.selectFrom('organization_memberships').select('id').where('organization_id', '=', organizationId).where('level', '=', 15).forUpdate().execute();
 }
 
 export async function countOwners(db: Db, organizationId: string): Promise<number> {

@@ -1,10 +1,13 @@
-import { Type } from 'typebox';
+// Wire schemas of organization members.
+import { Type, type Static } from 'typebox';
+import type { OrganizationMember } from '../../wire/schemas.ts';
 
 export const MEMBERSHIP_LEVELS = [1, 8, 15] as const;
 
-export const MembershipLevel = Type.Union(MEMBERSHIP_LEVELS.map((level) => Type.Literal(level)));
+const LEVEL_NAMES = { 1: 'member', 8: 'admin', 15: 'owner' } as const;
 
-export const MembersParams = Type.Object({ organization_id: Type.String() });
+// The titles name each choice in the refusal of any other value (and in the API document).
+export const MembershipLevel = Type.Union(MEMBERSHIP_LEVELS.map((level) => Type.Literal(level, { title: LEVEL_NAMES[level] })));
 
 export const MemberParams = Type.Object({ organization_id: Type.String(), user_uuid: Type.String() });
 
@@ -16,3 +19,5 @@ export const AddMemberBody = Type.Object({
 });
 
 export const UpdateMemberBody = Type.Object({ level: MembershipLevel });
+
+export type OrganizationMemberWire = Static<typeof OrganizationMember>;

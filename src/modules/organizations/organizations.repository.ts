@@ -1,21 +1,27 @@
+// Organizations and their memberships.
+import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { MembershipRow, OrganizationRow } from '../../db/schema.ts';
+import type { PageRequest } from '../../wire/page.ts';
+
+export function insertOrganization(db: Db, input: { name: string }, now: Date): Promise<OrganizationRow> {
+  return db
+    .insertInto('organizations')
+    .values({ id: crypto.randomUUID(), name: input.name, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function insertMembership(db: Db, organizationId: string, userId: number, level: number, now: Date): Promise<MembershipRow> {
+  return db
+    .insertInto('organization_memberships')
+    .values({ organization_id: organizationId, id: crypto.randomUUID(), user_id: userId, level, joined_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
 
 export function findOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** The user's "@current" organization: the first one joined. */
-export function findFirstOrganizationOfUser(db: Db, userId: number): Promise<OrganizationRow | undefined> {
-  return db
-    .selectFrom('organization_memberships as m')
-    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .selectAll('o')
-    .where('m.user_id', '=', userId)
-    .orderBy('m.joined_at')
-    .orderBy('m.id')
-    .limit(1)
-    .executeTakeFirst();
 }
 
 export function findMembership(db: Db, organizationId: string, userId: number): Promise<MembershipRow | undefined> {
@@ -35,7 +41,7 @@ export interface OrganizationWithLevel extends OrganizationRow {
 export async function listOrganizationsOfUser(
   db: Db,
   userId: number,
-  page: { limit: number; offset: number },
+  page: PageRequest,
   onlyIds: string[] | null,
 ): Promise<{ count: number; rows: OrganizationWithLevel[] }> {
   let base = db

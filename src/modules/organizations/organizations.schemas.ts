@@ -1,5 +1,6 @@
+// Wire schemas of the organizations resource.
 import { Type, type Static } from 'typebox';
-import { DateTime } from '../../http/schemas/common.ts';
+import { DateTime } from '../../wire/schemas.ts';
 
 export const Organization = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -14,4 +15,4 @@ export const CreateOrganizationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
-export const OrganizationParams = Type.Object({ id: Type.String() });
+export const OrganizationIdParams = Type.Object({ id: Type.String() });

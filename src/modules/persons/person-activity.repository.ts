@@ -1,6 +1,10 @@
-// The activity log of a project's persons (scope "Person"), newest first.
+// The activity log of a project's persons (scope "Person"): listed newest first, and the entries
+// of merges.
 import type { Db } from '../../db/database.ts';
-import type { PageRequest } from '../../http/pagination.ts';
+import type { TeamRow } from '../../db/schema.ts';
+import type { PersonMerge } from '../../ingestion/ingest.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { personActivity, recordActivities } from '../activity/activity.repository.ts';
 
 export interface PersonActivityEntry {
   id: string;
@@ -12,7 +16,7 @@ export interface PersonActivityEntry {
   created_at: string;
 }
 
-// The contract's person activities; the log's other Person entries (the deletion batch's
+// The person activities the API lists; the log's other Person entries (the deletion batch's
 // bookkeeping) are changes to events, not to persons.
 const PERSON_ACTIVITIES = ['updated', 'delete_property', 'split_person', 'deleted', 'merged'];
 
@@ -54,4 +58,16 @@ export async function listPersonActivity(
       };
     }),
   };
+}
+
+/** One `merged` entry for each merge, on the person the others were merged into. */
+export async function recordPersonMerges(db: Db, project: TeamRow, merges: PersonMerge[], userId: number | null, now: Date): Promise<void> {
+  await recordActivities(
+    db,
+    merges.map((merge) => {
+      const change = { type: 'Person', action: 'merged', field: null, before: null, after: { distinct_ids: merge.distinctIds } };
+      return personActivity(project, merge.person, 'merged', [change], userId);
+    }),
+    now,
+  );
 }

@@ -1,8 +1,8 @@
 // A person in a path or parameter is named by its integer id or its uuid.
 import { validationError } from '../../errors.ts';
+import { isUuid } from '../../wire/ids.ts';
 import type { PersonRef } from './persons.repository.ts';
 
-const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMPACT = /^[0-9a-f]{32}$/i;
 
 /** The id or uuid in `raw`; null when it is neither. An integer beyond any id names nobody (id -1). */
@@ -12,7 +12,7 @@ export function personRefOf(raw: string): PersonRef | null {
     const id = Number(value);
     return { id: Number.isSafeInteger(id) ? id : -1 };
   }
-  if (HYPHENATED.test(value)) return { uuid: value.toLowerCase() };
+  if (isUuid(value)) return { uuid: value.toLowerCase() };
   if (COMPACT.test(value)) {
     const hex = value.toLowerCase();
     return { uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };

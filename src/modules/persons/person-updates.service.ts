@@ -2,15 +2,19 @@
 // `$delete_person_property` event for the person's first distinct id, applied in the same
 // transaction as the activity entry, so the answer already shows the change.
 import { isDeepStrictEqual } from 'node:util';
+import type { Db } from '../../db/database.ts';
 import type { TeamRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound, validationError } from '../../errors.ts';
-import { ingestEvents } from '../../ingestion/ingest.ts';
-import { recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
-import { loadPersons, type PersonRecord } from './person.serializer.ts';
-import { personActivity, type PersonActor } from './persons.service.ts';
+import { ingestEvents, type CaptureEvent } from '../../ingestion/ingest.ts';
+import type { Actor } from '../access/access.service.ts';
+import { personActivity, recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
+import { recordPersonMerges } from './person-activity.repository.ts';
+import { serializePerson, type PersonRecord, type PersonWire } from './person.serializer.ts';
+import { loadPersons } from './persons.repository.ts';
+import { requirePerson } from './persons.service.ts';
 
-async function reload(deps: Deps, db: Deps['db'], teamId: number, personId: number): Promise<PersonRecord> {
+async function reload(db: Db, teamId: number, personId: number): Promise<PersonRecord> {
   const [person] = await loadPersons(db, teamId, [personId]);
   // The event went to a distinct id the person may have lost to a concurrent merge.
   if (!person) throw notFound();
@@ -23,30 +27,49 @@ function firstDistinctId(person: PersonRecord): string {
   return distinctId;
 }
 
-/** `$set` of the given properties; one `updated` entry with a change per key whose value changed. */
-export async function setPersonProperties(deps: Deps, project: TeamRow, person: PersonRecord, properties: Record<string, unknown>, actor: PersonActor): Promise<PersonRecord> {
+/**
+ * Sends the event that `eventOf` makes for the person, in one transaction with the activity entry
+ * that `changesOf` describes; answers the person as it is after the event.
+ */
+async function changePerson(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; id: string },
+  activity: string,
+  eventOf: (distinctId: string) => CaptureEvent,
+  changesOf: (before: PersonRecord, after: PersonRecord) => ActivityChange[],
+): Promise<PersonWire> {
+  const { project } = input;
+  const { id } = await requirePerson(deps.db, project, input.id);
   return deps.db.transaction().execute(async (trx) => {
-    const [before] = await loadPersons(trx, project.id, [person.id]);
-    if (!before) throw notFound();
-    await ingestEvents(deps, trx, project, [{ event: '$set', distinct_id: firstDistinctId(before), properties: { $set: properties } }], actor);
-    const after = await reload(deps, trx, project.id, person.id);
-    const changes: ActivityChange[] = Object.keys(properties)
-      .filter((key) => !isDeepStrictEqual(before.properties[key], after.properties[key]))
-      .map((key) => ({ type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: after.properties[key] ?? null }));
-    await recordActivity(trx, personActivity(project, after, 'updated', changes, actor), deps.clock.now());
-    return after;
+    const before = await reload(trx, project.id, id);
+    const { merges } = await ingestEvents(deps, trx, project, [eventOf(firstDistinctId(before))]);
+    await recordPersonMerges(trx, project, merges, actor.user.id, deps.clock.now());
+    const after = await reload(trx, project.id, id);
+    await recordActivity(trx, personActivity(project, after, activity, changesOf(before, after), actor.user.id), deps.clock.now());
+    return serializePerson(after);
   });
 }
 
+/** `$set` of the given properties; one `updated` entry with a change per key whose value changed. */
+export function setPersonProperties(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; properties: Record<string, unknown> }): Promise<PersonWire> {
+  const { properties } = input;
+  return changePerson(deps, actor, input, 'updated', (distinctId) => ({ event: '$set', distinct_id: distinctId, properties: { $set: properties } }), (before, after) =>
+    Object.keys(properties)
+      .filter((key) => !isDeepStrictEqual(before.properties[key], after.properties[key]))
+      .map((key) => ({ type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: after.properties[key] ?? null })),
+  );
+}
+
 /** `$delete_person_property` with `{"$unset": [key]}`; one `delete_property` entry. */
-export async function unsetPersonProperty(deps: Deps, project: TeamRow, person: PersonRecord, key: string, actor: PersonActor): Promise<PersonRecord> {
-  return deps.db.transaction().execute(async (trx) => {
-    const [before] = await loadPersons(trx, project.id, [person.id]);
-    if (!before) throw notFound();
-    await ingestEvents(deps, trx, project, [{ event: '$delete_person_property', distinct_id: firstDistinctId(before), properties: { $unset: [key] } }], actor);
-    const after = await reload(deps, trx, project.id, person.id);
-    const change: ActivityChange = { type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: null };
-    await recordActivity(trx, personActivity(project, after, 'delete_property', [change], actor), deps.clock.now());
-    return after;
-  });
+export function unsetPersonProperty(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; key: string }): Promise<PersonWire> {
+  const { key } = input;
+  return changePerson(
+    deps,
+    actor,
+    input,
+    'delete_property',
+    (distinctId) => ({ event: '$delete_person_property', distinct_id: distinctId, properties: { $unset: [key] } }),
+    (before) => [{ type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: null }],
+  );
 }

@@ -2,17 +2,16 @@
 // over the snapshots stored with its events.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { containsPattern } from '../../db/like-pattern.ts';
 import type { JsonObject } from '../../db/schema.ts';
 
 // As the platform: values are counted over the most recent persons only, so the view stays cheap.
 const VALUES_SAMPLE = 100_000;
 const VALUES_LIMIT = 20;
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /** Top values of a property by number of persons; values of different JSON types stay apart. */
 export async function topPropertyValues(db: Db, teamId: number, key: string, substring?: string): Promise<{ name: unknown; count: number }[]> {
-  const narrow = substring ? sql`and (s.v #>> '{}') ilike ${`%${escapeLike(substring)}%`}::text` : sql``;
+  const narrow = substring ? sql`and (s.v #>> '{}') ilike ${containsPattern(substring)}::text` : sql``;
   const result = await sql<{ name: unknown; count: number }>`
     select s.v as name, count(*)::bigint as count
     from (

@@ -1,5 +1,4 @@
 // The Person object of the API: {id, name, distinct_ids, properties, created_at, uuid}.
-import type { Db } from '../../db/database.ts';
 import type { JsonObject } from '../../db/schema.ts';
 
 export interface PersonRecord {
@@ -41,34 +40,4 @@ export function serializePerson(person: PersonRecord): PersonWire {
     created_at: person.created_at.toISOString(),
     uuid: person.uuid,
   };
-}
-
-/** Distinct ids of many persons at once, each list in the order the ids were attached. */
-export async function loadDistinctIds(db: Db, teamId: number, personIds: number[]): Promise<Map<number, string[]>> {
-  const byPerson = new Map<number, string[]>(personIds.map((id) => [id, []]));
-  if (personIds.length === 0) return byPerson;
-  const rows = await db
-    .selectFrom('person_distinct_ids')
-    .select(['person_id', 'distinct_id'])
-    .where('team_id', '=', teamId)
-    .where('person_id', 'in', personIds)
-    .orderBy('person_id')
-    .orderBy('id')
-    .execute();
-  for (const row of rows) byPerson.get(row.person_id)?.push(row.distinct_id);
-  return byPerson;
-}
-
-/** Loads persons by id with their distinct ids, in the order of the ids given. */
-export async function loadPersons(db: Db, teamId: number, personIds: number[]): Promise<PersonRecord[]> {
-  if (personIds.length === 0) return [];
-  const [rows, distinctIds] = await Promise.all([
-    db.selectFrom('persons').select(['id', 'uuid', 'properties', 'created_at']).where('team_id', '=', teamId).where('id', 'in', personIds).execute(),
-    loadDistinctIds(db, teamId, personIds),
-  ]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return personIds.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [{ ...row, distinct_ids: distinctIds.get(id) ?? [] }] : [];
-  });
 }

@@ -1,12 +1,14 @@
 // Queries over a project's persons: lookup by id or uuid, the filtered list and its count, keyset
-// chunks for exports, and deletion.
+// chunks for exports, deletion and splitting.
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { personsWhereSql, type FilterNode } from '../../analytics/property-filter.ts';
 import type { Db } from '../../db/database.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
+import { containsPattern } from '../../db/like-pattern.ts';
 import type { JsonObject } from '../../db/schema.ts';
-import type { PageRequest } from '../../http/pagination.ts';
-import { loadDistinctIds, type PersonRecord } from './person.serializer.ts';
+import { personsWhereSql, type FilterNode } from '../../filters/property-filter.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { isUuid } from '../../wire/ids.ts';
+import type { PersonRecord } from './person.serializer.ts';
 
 export type PersonRef = { id: number } | { uuid: string };
 
@@ -24,13 +26,40 @@ export interface PersonRowLite {
   created_at: Date;
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const looksLikeUuid = (value: string) => UUID_PATTERN.test(value);
-
 export async function findPersonRow(db: Db, teamId: number, ref: PersonRef): Promise<PersonRowLite | undefined> {
   let query = db.selectFrom('persons').select(['id', 'uuid', 'properties', 'created_at']).where('team_id', '=', teamId);
   query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid.toLowerCase());
   return query.executeTakeFirst();
+}
+
+/** Distinct ids of many persons at once, each list in the order the ids were attached. */
+export async function loadDistinctIds(db: Db, teamId: number, personIds: number[]): Promise<Map<number, string[]>> {
+  const byPerson = new Map<number, string[]>(personIds.map((id) => [id, []]));
+  if (personIds.length === 0) return byPerson;
+  const rows = await db
+    .selectFrom('person_distinct_ids')
+    .select(['person_id', 'distinct_id'])
+    .where('team_id', '=', teamId)
+    .where('person_id', 'in', personIds)
+    .orderBy('person_id')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) if (row.person_id !== null) byPerson.get(row.person_id)?.push(row.distinct_id);
+  return byPerson;
+}
+
+/** Loads persons by id with their distinct ids, in the order of the ids given. */
+export async function loadPersons(db: Db, teamId: number, personIds: number[]): Promise<PersonRecord[]> {
+  if (personIds.length === 0) return [];
+  const [rows, distinctIds] = await Promise.all([
+    db.selectFrom('persons').select(['id', 'uuid', 'properties', 'created_at']).where('team_id', '=', teamId).where('id', 'in', personIds).execute(),
+    loadDistinctIds(db, teamId, personIds),
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return personIds.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [{ ...row, distinct_ids: distinctIds.get(id) ?? [] }] : [];
+  });
 }
 
 export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promise<PersonRecord | undefined> {
@@ -39,8 +68,6 @@ export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promis
   const distinctIds = await loadDistinctIds(db, teamId, [row.id]);
   return { ...row, distinct_ids: distinctIds.get(row.id) ?? [] };
 }
-
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 /** The WHERE of the list over `persons as p` (the team condition included). */
 function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBool>[] {
@@ -62,8 +89,8 @@ function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBoo
 
 /** Substring of email or name (trigram indexes), or an exact distinct id, or an exact uuid: a union of index lookups. */
 function searchCondition(teamId: number, term: string): Expression<SqlBool> {
-  const pattern = `%${escapeLike(term)}%`;
-  const byUuid = looksLikeUuid(term)
+  const pattern = containsPattern(term);
+  const byUuid = isUuid(term)
     ? sql`union all select s.id from persons s where s.team_id = ${teamId}::integer and s.uuid = ${term.toLowerCase()}::uuid`
     : sql``;
   return sql<SqlBool>`p.id in (
@@ -214,7 +241,8 @@ export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonR
   }
   if (distinctIds.length > 0) {
     const rows = await db.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', 'in', distinctIds).execute();
-    for (const row of rows) found.add(row.person_id);
+    // A placeholder (person_id null: an id of personless events only) names no person.
+    for (const row of rows) if (row.person_id !== null) found.add(row.person_id);
   }
   return [...found].sort((a, b) => a - b);
 }
@@ -224,4 +252,30 @@ export async function deletePersonRows(db: Db, teamId: number, personIds: number
   if (personIds.length === 0) return 0;
   const result = await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', 'in', personIds).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Locks the person's row, so a concurrent split or merge waits for the caller's transaction. */
+export async function lockPerson(db: Db, teamId: number, personId: number): Promise<void> {
+  await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('id', '=', personId).forUpdate().execute();
+}
+
+export async function isPersonUuidTaken(db: Db, teamId: number, uuid: string): Promise<boolean> {
+  const taken = await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
+  return taken !== undefined;
+}
+
+/** Moves the distinct id to a new person of its own, without properties; answers that person's id. */
+export async function moveToNewPerson(db: Db, teamId: number, distinctId: string, uuid: string, now: Date): Promise<number> {
+  const created = await db
+    .insertInto('persons')
+    .values({ team_id: teamId, uuid, properties: '{}', created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('person_distinct_ids')
+    .set((eb) => ({ person_id: created.id, version: eb('version', '+', 1) }))
+    .where('team_id', '=', teamId)
+    .where('distinct_id', '=', distinctId)
+    .execute();
+  return created.id;
 }

@@ -1,7 +1,6 @@
 // Wire schemas of the persons endpoints.
-import { Type } from 'typebox';
-import { FORMAT_QUERY } from '../../http/csv.ts';
-import { DateTime, Nullable } from '../../http/schemas/common.ts';
+import { Type, type Static } from 'typebox';
+import { DateTime, FORMAT_QUERY, Nullable, PageQuery } from '../../wire/schemas.ts';
 
 export const Person = Type.Object({
   id: Type.Integer(),
@@ -12,25 +11,17 @@ export const Person = Type.Object({
   uuid: Type.String({ format: 'uuid' }),
 });
 
-export const ProjectParams = Type.Object({ project_id: Type.String() });
 export const PersonParams = Type.Object({ project_id: Type.String(), id: Type.String() });
 
-export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
-
-// An offset beyond any row count is refused rather than overflowing the database's bigint.
-export const BoundedPageQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-});
-
-export const PersonListQuery = Type.Object({
-  ...BoundedPageQuery.properties,
+const PersonFilterQuery = Type.Object({
   distinct_id: Type.Optional(Type.String()),
   email: Type.Optional(Type.String()),
   search: Type.Optional(Type.String()),
   properties: Type.Optional(Type.String()),
-  ...FORMAT_QUERY,
 });
+export type PersonListFilters = Static<typeof PersonFilterQuery>;
+
+export const PersonListQuery = Type.Object({ ...PageQuery.properties, ...PersonFilterQuery.properties, ...FORMAT_QUERY });
 
 export const UpdatePersonBody = Type.Object({ properties: Type.Record(Type.String(), Type.Unknown()) });
 
@@ -56,6 +47,7 @@ export const BulkDeleteResult = Type.Object({
   persons_deleted: Type.Integer(),
   events_queued_for_deletion: Type.Boolean(),
 });
+export type BulkDeleteResultWire = Static<typeof BulkDeleteResult>;
 
 export const SplitBody = Type.Object({ main_distinct_id: Type.Optional(Type.String()) });
 export const Success = Type.Object({ success: Type.Boolean() });
@@ -65,6 +57,7 @@ export const UpdatePropertyBody = Type.Object({ key: Type.Optional(Type.String()
 export const DeletePropertyQuery = Type.Object({ $unset: Type.Optional(Type.String()), ...FORMAT_QUERY });
 export const DeletePropertyBody = Type.Object({ $unset: Type.Optional(Type.String()) });
 
+export const ActivityQuery = Type.Object({ ...PageQuery.properties, ...FORMAT_QUERY });
 export const ActivityEntry = Type.Object({
   id: Type.String(),
   user: Nullable(Type.Object({ first_name: Type.String(), email: Type.String() })),
@@ -79,13 +72,6 @@ export const ValuesQuery = Type.Object({ key: Type.Optional(Type.String()), valu
 export const ValueItem = Type.Object({ name: Type.Unknown(), count: Type.Integer() });
 
 export const PersonCohortsQuery = Type.Object({ person_id: Type.Optional(Type.String()), ...FORMAT_QUERY });
-export const PersonCohort = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  count: Type.Integer(),
-  is_static: Type.Boolean(),
-  created_at: DateTime,
-});
 
 export const TimelineQuery = Type.Object({
   events: Type.Optional(Type.String()),
@@ -96,3 +82,4 @@ export const TimelineQuery = Type.Object({
   breakdown_type: Type.Optional(Type.String()),
   ...FORMAT_QUERY,
 });
+export type TimelineQueryInput = Static<typeof TimelineQuery>;

@@ -1,24 +1,26 @@
+// Projects (the `teams` table): found by capture token or as an organization's first, listed for a user.
+import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { TeamRow } from '../../db/schema.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { generateProjectToken } from '../access/api-key.tokens.ts';
 
-export function findTeam(db: Db, id: number): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+export function insertProject(db: Db, input: { organizationId: string; name: string }, now: Date): Promise<TeamRow> {
+  return db
+    .insertInto('teams')
+    .values({
+      uuid: crypto.randomUUID(),
+      organization_id: input.organizationId,
+      name: input.name,
+      api_token: generateProjectToken(),
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function findTeamByToken(db: Db, token: string): Promise<TeamRow | undefined> {
   return db.selectFrom('teams').selectAll().where('api_token', '=', token).executeTakeFirst();
-}
-
-/** The "@current" project of an organization: its first-created one. */
-export function findFirstTeamOfOrganization(db: Db, organizationId: string): Promise<TeamRow | undefined> {
-  return db
-    .selectFrom('teams')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
 }
 
 export interface ProjectRestrictions {
@@ -30,7 +32,7 @@ export interface ProjectRestrictions {
 export async function listProjectsOfUser(
   db: Db,
   userId: number,
-  page: { limit: number; offset: number },
+  page: PageRequest,
   restrictions: ProjectRestrictions,
 ): Promise<{ count: number; rows: TeamRow[] }> {
   let base = db

@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
-import { DateTime } from '../../http/schemas/common.ts';
+// Wire schemas of the projects resource.
+import { Type, type Static } from 'typebox';
+import { DateTime } from '../../wire/schemas.ts';
 
 export const Project = Type.Object({
   id: Type.Integer(),
@@ -9,10 +10,11 @@ export const Project = Type.Object({
   api_token: Type.String(),
   created_at: DateTime,
 });
+export type ProjectWire = Static<typeof Project>;
 
 export const CreateProjectBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   organization_id: Type.Optional(Type.String({ format: 'uuid' })),
 });
 
-export const ProjectParams = Type.Object({ id: Type.String() });
+export const ProjectIdParams = Type.Object({ id: Type.String() });

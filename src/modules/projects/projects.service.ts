@@ -1,36 +1,40 @@
-import crypto from 'node:crypto';
-import type { Db } from '../../db/database.ts';
+// Projects: the caller's list within its key's limits, and creation by an organization admin.
 import type { TeamRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { validationError } from '../../errors.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import { iso } from '../../wire/serializers.ts';
 import { authorizeOrganization, type Actor } from '../access/access.service.ts';
-import { generateProjectToken } from '../api-keys/api-key.tokens.ts';
 import { findOrganization } from '../organizations/organizations.repository.ts';
+import { insertProject, listProjectsOfUser } from './projects.repository.ts';
+import type { ProjectWire } from './projects.schemas.ts';
 
-export function createProject(db: Db, input: { organizationId: string; name: string }, now: Date): Promise<TeamRow> {
-  return db
-    .insertInto('teams')
-    .values({
-      uuid: crypto.randomUUID(),
-      organization_id: input.organizationId,
-      name: input.name,
-      api_token: generateProjectToken(),
-      created_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export function serializeProject(project: TeamRow): ProjectWire {
+  return {
+    id: project.id,
+    uuid: project.uuid,
+    organization: project.organization_id,
+    name: project.name,
+    api_token: project.api_token,
+    created_at: iso(project.created_at),
+  };
 }
 
-/** A project in the given organization (default: the caller's @current one); needs admin there. */
-export async function createProjectAs(deps: Deps, actor: Actor, input: { name: string; organizationId?: string }): Promise<TeamRow> {
+/** The projects of every organization the actor belongs to, within its key's restrictions, oldest first. */
+export async function listProjectsPage(deps: Deps, actor: Actor, input: { page: PageRequest }): Promise<{ count: number; results: ProjectWire[] }> {
+  const restrictions = { organizations: actor.key.scoped_organizations, teams: actor.key.scoped_teams };
+  const { count, rows } = await listProjectsOfUser(deps.db, actor.user.id, input.page, restrictions);
+  return { count, results: rows.map(serializeProject) };
+}
+
+/** A project in the given organization (default: the actor's @current one); needs admin there. */
+export async function createProject(deps: Deps, actor: Actor, input: { name: string; organizationId?: string }): Promise<ProjectWire> {
   const name = input.name.trim();
   if (!name) throw validationError('This field may not be blank.', 'name', 'blank');
   if (input.organizationId && !(await findOrganization(deps.db, input.organizationId.toLowerCase()))) {
     throw validationError('Organization does not exist.', 'organization_id');
   }
-  const { organization } = await authorizeOrganization(deps, actor, input.organizationId?.toLowerCase() ?? '@current', {
-    scopes: ['project:write'],
-    admin: true,
-  });
-  return createProject(deps.db, { organizationId: organization.id, name }, deps.clock.now());
+  const organization = input.organizationId?.toLowerCase() ?? '@current';
+  const access = await authorizeOrganization(deps, actor, { organization, scopes: ['project:write'], admin: true });
+  return serializeProject(await insertProject(deps.db, { organizationId: access.organization.id, name }, deps.clock.now()));
 }

@@ -1,7 +1,8 @@
 // Queries of role memberships and of the rows their wire shape is made from.
 import type { Db } from '../../db/database.ts';
-import type { MembershipRow, RoleMembershipRow, UserRow } from '../../db/schema.ts';
-import type { PageRequest } from './roles.repository.ts';
+import type { Insertable } from 'kysely';
+import type { MembershipRow, RoleMembershipRow, RoleMembershipsTable, UserRow } from '../../db/schema.ts';
+import type { PageRequest } from '../../wire/page.ts';
 
 export async function listRoleMembershipRows(
   db: Db,
@@ -35,11 +36,6 @@ export function findOrganizationMembershipsByIds(db: Db, organizationId: string,
   return db.selectFrom('organization_memberships').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
 }
 
-export function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
-}
-
 /** The active user with this uuid and their membership of the organization, if both exist. */
 export async function findActiveMemberByUserUuid(
   db: Db,
@@ -67,23 +63,8 @@ export function findRoleMembershipOfUser(db: Db, organizationId: string, roleId:
     .executeTakeFirst();
 }
 
-export function insertRoleMembership(
-  db: Db,
-  row: { organizationId: string; id: string; roleId: string; organizationMemberId: string; userId: number; now: Date },
-): Promise<RoleMembershipRow> {
-  return db
-    .insertInto('role_memberships')
-    .values({
-      organization_id: row.organizationId,
-      id: row.id,
-      role_id: row.roleId,
-      organization_member_id: row.organizationMemberId,
-      user_id: row.userId,
-      joined_at: row.now,
-      updated_at: row.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export function insertRoleMembership(db: Db, row: Insertable<RoleMembershipsTable>): Promise<RoleMembershipRow> {
+  return db.insertInto('role_memberships').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export function deleteRoleMembershipRow(db: Db, organizationId: string, roleId: string, id: string): Promise<RoleMembershipRow | undefined> {

@@ -1,8 +1,10 @@
 // Row → wire for roles and memberships, loading what they nest (members, users, flags) in batches.
 import type { Db } from '../../db/database.ts';
-import type { RoleMembershipRow, RoleRow, UserRow } from '../../db/schema.ts';
-import { iso, serializeMember, serializeUser } from '../../http/serializers.ts';
-import { findOrganizationMembershipsByIds, findUsersByIds, listMembershipsOfRoles } from './role-memberships.repository.ts';
+import type { RoleMembershipRow, RoleRow } from '../../db/schema.ts';
+import { iso, serializeMember, serializeUser } from '../../wire/serializers.ts';
+import { loadCreators } from '../users/creators.ts';
+import { findUsersByIds } from '../users/users.repository.ts';
+import { findOrganizationMembershipsByIds, listMembershipsOfRoles } from './role-memberships.repository.ts';
 import { listAssociatedFlags } from './roles.repository.ts';
 import type { RoleMembershipWire, RoleWire } from './roles.schemas.ts';
 
@@ -35,26 +37,21 @@ export async function loadRoleMemberships(db: Db, organizationId: string, rows: 
 /** The Role objects of the rows, in the rows' order, with members, creator and granted flags. */
 export async function loadRoles(db: Db, organizationId: string, roles: RoleRow[]): Promise<RoleWire[]> {
   const roleIds = roles.map((role) => role.id);
-  const creatorIds = [...new Set(roles.flatMap((role) => (role.created_by_id === null ? [] : [role.created_by_id])))];
-  const [membershipRows, flags, creators] = await Promise.all([
+  const [membershipRows, flags, creatorOf] = await Promise.all([
     listMembershipsOfRoles(db, organizationId, roleIds),
     listAssociatedFlags(db, organizationId, roleIds),
-    findUsersByIds(db, creatorIds),
+    loadCreators(db, roles),
   ]);
   const memberships = await loadRoleMemberships(db, organizationId, membershipRows);
-  const creatorById = new Map<number, UserRow>(creators.map((user) => [user.id, user]));
-  return roles.map((role) => {
-    const creator = role.created_by_id === null ? undefined : creatorById.get(role.created_by_id);
-    return {
-      id: role.id,
-      name: role.name,
-      feature_flags_access_level: role.feature_flags_access_level,
-      created_at: iso(role.created_at),
-      created_by: creator ? serializeUser(creator) : null,
-      members: memberships.filter((membership) => membership.role_id === role.id),
-      associated_flags: flags.get(role.id) ?? [],
-    };
-  });
+  return roles.map((role) => ({
+    id: role.id,
+    name: role.name,
+    feature_flags_access_level: role.feature_flags_access_level,
+    created_at: iso(role.created_at),
+    created_by: creatorOf(role),
+    members: memberships.filter((membership) => membership.role_id === role.id),
+    associated_flags: flags.get(role.id) ?? [],
+  }));
 }
 
 export async function loadRole(db: Db, organizationId: string, role: RoleRow): Promise<RoleWire> {

@@ -1,12 +1,9 @@
 // Queries of roles and of the feature flags granted to them. Every query is bounded by the
 // organization, so a role id of another organization finds nothing.
 import type { Db } from '../../db/database.ts';
-import type { RoleRow } from '../../db/schema.ts';
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
+import type { Insertable } from 'kysely';
+import type { RoleRow, RolesTable } from '../../db/schema.ts';
+import type { PageRequest } from '../../wire/page.ts';
 
 export function findRole(db: Db, organizationId: string, id: string): Promise<RoleRow | undefined> {
   return db.selectFrom('roles').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
@@ -32,22 +29,8 @@ export async function listRoles(db: Db, organizationId: string, page: PageReques
   return { count: Number(count), rows };
 }
 
-export function insertRole(
-  db: Db,
-  role: { organizationId: string; id: string; name: string; featureFlagsAccessLevel: number; createdById: number; now: Date },
-): Promise<RoleRow> {
-  return db
-    .insertInto('roles')
-    .values({
-      organization_id: role.organizationId,
-      id: role.id,
-      name: role.name,
-      feature_flags_access_level: role.featureFlagsAccessLevel,
-      created_at: role.now,
-      created_by_id: role.createdById,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export function insertRole(db: Db, row: Insertable<RolesTable>): Promise<RoleRow> {
+  return db.insertInto('roles').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export function updateRoleRow(

@@ -1,7 +1,7 @@
 // Wire shapes of roles and role memberships: the Role and Role membership objects and their inputs.
 import { Type, type Static } from 'typebox';
 import { validationError } from '../../errors.ts';
-import { DateTime, OrganizationMember, UserBasic } from '../../http/schemas/common.ts';
+import { DateTime, OrganizationMember, UserBasic } from '../../wire/schemas.ts';
 
 /** 21 "can only view", 37 "can always edit" (the platform's OrganizationResourceAccess levels). */
 export const CAN_ONLY_VIEW = 21;
@@ -29,8 +29,6 @@ export type UpdateRoleInput = Static<typeof PatchRoleBody>;
 export const CreateRoleMembershipBody = Type.Object({
   user_uuid: Type.String({ format: 'uuid' }),
 });
-
-export const OrganizationParams = Type.Object({ organization_id: Type.String() });
 
 // A malformed id in the path names nothing: the error plugin answers 404 for params that fail.
 export const RoleParams = Type.Object({

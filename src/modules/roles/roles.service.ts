@@ -3,25 +3,29 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { RoleRow } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { isUniqueViolation, notFound, validationError } from '../../errors.ts';
+import type { PageRequest } from '../../wire/page.ts';
+import type { Actor } from '../access/access.service.ts';
 import { recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
 import { loadRole, loadRoles } from './role.serializer.ts';
-import { deleteRoleRow, findRole, findRoleNamed, insertRole, listRoles, updateRoleRow, type PageRequest } from './roles.repository.ts';
+import { deleteRoleRow, findRole, findRoleNamed, insertRole, listRoles, updateRoleRow } from './roles.repository.ts';
 import { CAN_ALWAYS_EDIT, type CreateRoleInput, type RoleWire, type UpdateRoleInput } from './roles.schemas.ts';
 
 export const ROLE_SCOPE = 'Role';
 
-/** One activity entry about a role, written in the transaction of the change. */
+/** One activity entry about a role of the organization, written in the transaction of the change. */
 export function recordRoleActivity(
   db: Db,
-  actor: RoleActor,
-  role: { id: string; name: string },
+  actor: Actor,
+  role: { organization_id: string; id: string; name: string },
   activity: string,
   changes: ActivityChange[] | null,
   now: Date,
 ): Promise<void> {
   const detail = { changes, name: role.name };
-  return recordActivity(db, { organizationId: actor.organizationId, teamId: null, scope: ROLE_SCOPE, itemId: role.id, activity, userId: actor.userId, detail }, now);
+  const entry = { organizationId: role.organization_id, teamId: null, scope: ROLE_SCOPE, itemId: role.id, activity, userId: actor.user.id, detail };
+  return recordActivity(db, entry, now);
 }
 
 const duplicateName = () => validationError('There is already a role with this name.', 'name', 'unique');
@@ -36,14 +40,14 @@ async function guardUniqueName<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export interface RoleActor {
+export interface RoleTarget {
   organizationId: string;
-  userId: number;
+  id: string;
 }
 
-export async function listRolesPage(db: Db, organizationId: string, page: PageRequest): Promise<{ count: number; results: RoleWire[] }> {
-  const { count, rows } = await listRoles(db, organizationId, page);
-  return { count, results: await loadRoles(db, organizationId, rows) };
+export async function listRolesPage(deps: Deps, input: { organizationId: string; page: PageRequest }): Promise<{ count: number; results: RoleWire[] }> {
+  const { count, rows } = await listRoles(deps.db, input.organizationId, input.page);
+  return { count, results: await loadRoles(deps.db, input.organizationId, rows) };
 }
 
 export async function requireRole(db: Db, organizationId: string, id: string): Promise<RoleRow> {
@@ -52,24 +56,26 @@ export async function requireRole(db: Db, organizationId: string, id: string): P
   return role;
 }
 
-export async function getRole(db: Db, organizationId: string, id: string): Promise<RoleWire> {
-  return loadRole(db, organizationId, await requireRole(db, organizationId, id));
+export async function getRole(deps: Deps, input: RoleTarget): Promise<RoleWire> {
+  return loadRole(deps.db, input.organizationId, await requireRole(deps.db, input.organizationId, input.id));
 }
 
-export function createRole(db: Db, actor: RoleActor, input: CreateRoleInput, now: Date): Promise<RoleWire> {
+export function createRole(deps: Deps, actor: Actor, input: CreateRoleInput & { organizationId: string }): Promise<RoleWire> {
+  const { organizationId } = input;
+  const now = deps.clock.now();
   return guardUniqueName(() =>
-    db.transaction().execute(async (trx) => {
-      if (await findRoleNamed(trx, actor.organizationId, input.name, null)) throw duplicateName();
+    deps.db.transaction().execute(async (trx) => {
+      if (await findRoleNamed(trx, organizationId, input.name, null)) throw duplicateName();
       const role = await insertRole(trx, {
-        organizationId: actor.organizationId,
+        organization_id: organizationId,
         id: crypto.randomUUID(),
         name: input.name,
-        featureFlagsAccessLevel: input.feature_flags_access_level ?? CAN_ALWAYS_EDIT,
-        createdById: actor.userId,
-        now,
+        feature_flags_access_level: input.feature_flags_access_level ?? CAN_ALWAYS_EDIT,
+        created_at: now,
+        created_by_id: actor.user.id,
       });
       await recordRoleActivity(trx, actor, role, 'created', null, now);
-      return loadRole(trx, actor.organizationId, role);
+      return loadRole(trx, organizationId, role);
     }),
   );
 }
@@ -87,29 +93,31 @@ function changesOf(before: RoleRow, input: UpdateRoleInput): ActivityChange[] {
 }
 
 /** PATCH and PUT alike: only the given fields change; an unchanged role writes nothing. */
-export function updateRole(db: Db, actor: RoleActor, id: string, input: UpdateRoleInput, now: Date): Promise<RoleWire> {
+export function updateRole(deps: Deps, actor: Actor, input: UpdateRoleInput & RoleTarget): Promise<RoleWire> {
+  const { organizationId, id } = input;
+  const now = deps.clock.now();
   return guardUniqueName(() =>
-    db.transaction().execute(async (trx) => {
-      const before = await requireRole(trx, actor.organizationId, id);
-      if (input.name !== undefined && (await findRoleNamed(trx, actor.organizationId, input.name, id))) throw duplicateName();
+    deps.db.transaction().execute(async (trx) => {
+      const before = await requireRole(trx, organizationId, id);
+      if (input.name !== undefined && (await findRoleNamed(trx, organizationId, input.name, id))) throw duplicateName();
       const changes = changesOf(before, input);
-      if (changes.length === 0) return loadRole(trx, actor.organizationId, before);
-      const role = await updateRoleRow(trx, actor.organizationId, id, {
+      if (changes.length === 0) return loadRole(trx, organizationId, before);
+      const role = await updateRoleRow(trx, organizationId, id, {
         name: input.name,
         feature_flags_access_level: input.feature_flags_access_level,
       });
       // Deleted by a concurrent request between the read and the write.
       if (!role) throw notFound();
       await recordRoleActivity(trx, actor, role, 'updated', changes, now);
-      return loadRole(trx, actor.organizationId, role);
+      return loadRole(trx, organizationId, role);
     }),
   );
 }
 
-export function deleteRole(db: Db, actor: RoleActor, id: string, now: Date): Promise<void> {
-  return db.transaction().execute(async (trx) => {
-    const role = await deleteRoleRow(trx, actor.organizationId, id);
+export function deleteRole(deps: Deps, actor: Actor, input: RoleTarget): Promise<void> {
+  return deps.db.transaction().execute(async (trx) => {
+    const role = await deleteRoleRow(trx, input.organizationId, input.id);
     if (!role) throw notFound();
-    await recordRoleActivity(trx, actor, role, 'deleted', null, now);
+    await recordRoleActivity(trx, actor, role, 'deleted', null, deps.clock.now());
   });
 }

@@ -1,10 +1,12 @@
+// Users: global rows, found by id, uuid or e-mail (ignoring case).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { UserRow } from '../../db/schema.ts';
 
-export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+export function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
 }
 
 export function findUserByUuid(db: Db, uuid: string): Promise<UserRow | undefined> {
@@ -48,4 +50,9 @@ export async function findOrCreateUser(db: Db, input: NewUser, now: Date): Promi
   const existing = await findUserByEmail(db, input.email);
   if (!existing) throw new Error('user vanished between insert and select');
   return { user: existing, created: false };
+}
+
+/** Locks the user's row until the transaction ends. */
+export async function lockUser(db: Db, userId: number): Promise<void> {
+  await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
 }

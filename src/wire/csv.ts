@@ -2,8 +2,6 @@
 // (`properties.email`), lists indexed columns (`distinct_ids.0`); the header is the sorted union of
 // every row's columns, as the platform's CSV renderer does.
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { validationError } from '../errors.ts';
@@ -101,9 +99,6 @@ export function streamCsv(source: () => AsyncIterable<readonly object[]>, knownC
   return output;
 }
 
-/** The `format` query parameter every person endpoint declares (validated by wantsCsv). */
-export const FORMAT_QUERY = { format: Type.Optional(Type.String()) };
-
 /** Whether the caller asked for CSV: `format` (csv or json, else 400 attr `format`) or `Accept: text/csv`. */
 export function wantsCsv(request: { query: unknown; headers: Record<string, string | string[] | undefined> }): boolean {
   const format = (request.query as Record<string, unknown> | undefined)?.format;
@@ -115,13 +110,4 @@ export function wantsCsv(request: { query: unknown; headers: Record<string, stri
   const accept = request.headers.accept;
   const values = Array.isArray(accept) ? accept : accept ? [accept] : [];
   return values.some((value) => value.split(',').some((part) => part.trim().toLowerCase().startsWith('text/csv')));
-}
-
-/** Sends records (or a stream) as a CSV attachment. */
-export function sendCsv(reply: FastifyReply, body: string | Readable, filename = 'export.csv') {
-  return reply
-    .code(200)
-    .header('content-type', 'text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .send(body);
 }

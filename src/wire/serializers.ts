@@ -13,6 +13,8 @@ export function hedgehogConfigOf(stored: Record<string, unknown> | null): Record
   return Object.fromEntries(HEDGEHOG_KEYS.map((key) => [key, (key === 'use_as_profile' ? stored[key] : options[key]) ?? null]));
 }
 
+export type UserBasicWire = ReturnType<typeof serializeUser>;
+
 export function serializeUser(user: UserRow) {
   return {
     id: user.id,

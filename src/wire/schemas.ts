@@ -1,4 +1,5 @@
-// Shared schema atoms of the wire format.
+// Schema atoms of the wire format shared by every resource: nullable values, dates, pages, the
+// error envelope, users and members, and the path and query parameters many routes declare.
 import { Type, type TSchema } from 'typebox';
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -12,6 +13,7 @@ export const ErrorBody = Type.Object({
   attr: Nullable(Type.String()),
 });
 
+// An offset beyond any row count is refused rather than overflowing the database's bigint.
 export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
@@ -24,6 +26,13 @@ export const Page = <T extends TSchema>(item: T) =>
     previous: Nullable(Type.String()),
     results: Type.Array(item),
   });
+
+/** The `format` query parameter of every endpoint that can answer CSV (checked by wantsCsv). */
+export const FORMAT_QUERY = { format: Type.Optional(Type.String()) };
+export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
+
+export const ProjectParams = Type.Object({ project_id: Type.String() });
+export const OrganizationParams = Type.Object({ organization_id: Type.String() });
 
 export const UserBasic = Type.Object({
   id: Type.Integer(),

@@ -1,13 +1,10 @@
-// Property filters (`properties` of the persons list, cohorts and the analytical views) → one
-// parameterised SQL boolean. Keys and values are always bound parameters, never SQL text.
-//
-// Use: parsePropertyFilter(raw) → resolveCohortFilters(db, teamId, node) → compilePropertyFilter(...).
-// resolveCohortFilters checks cohort ids (unknown → 400) and inlines dynamic cohorts' definitions;
-// compile is then synchronous. A static cohort filter compiles to a cohort_people lookup either way.
+// Property filters (`properties` of the persons list, cohorts and the analytical views): parsed and
+// checked into a tree, then compiled into one parameterised SQL boolean. Keys and values are always
+// bound parameters, never SQL text. No database here: a cohort filter is compiled from what the
+// cohorts module resolved into it (the cohort's kind and, when dynamic, its own filter inlined).
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Db } from '../db/database.ts';
+import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
-import { findCohortDefinition } from '../modules/cohorts/cohorts.repository.ts';
 import { isDateOnly, parseUtcDate } from '../utc-date.ts';
 
 export interface PropertyFilter {
@@ -15,7 +12,7 @@ export interface PropertyFilter {
   value?: unknown;
   operator?: string;
   type?: 'person' | 'cohort' | 'event';
-  /** Set by resolveCohortFilters on cohort filters: the cohort's kind and, when dynamic, its filter. */
+  /** Set on cohort filters by the cohorts module's resolveCohortFilters: the cohort's kind and, when dynamic, its filter. */
   cohort?: { isStatic: boolean; filter: FilterNode | null };
 }
 
@@ -37,7 +34,7 @@ const COHORT_OPERATORS = ['in', 'exact', 'not_in', 'is_not'];
 // The platform's other spellings of a cohort filter.
 const COHORT_TYPES = new Set(['cohort', 'precalculated-cohort', 'static-cohort']);
 
-const invalid = (detail: string) => validationError(detail, 'properties');
+export const invalidFilter = (detail: string) => validationError(detail, 'properties');
 
 export function isGroup(node: FilterNode): node is FilterGroup {
   return (node.type === 'AND' || node.type === 'OR') && 'values' in node;
@@ -53,22 +50,22 @@ interface Budget {
 
 function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter {
   const type = raw.type === undefined || raw.type === null ? 'person' : raw.type;
-  if (typeof type !== 'string') throw invalid('Property filter type must be a string.');
+  if (typeof type !== 'string') throw invalidFilter('Property filter type must be a string.');
   if (COHORT_TYPES.has(type)) {
     const id = typeof raw.value === 'string' && /^\d+$/.test(raw.value) ? Number(raw.value) : raw.value;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw invalid('A cohort filter needs the cohort id as its value.');
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw invalidFilter('A cohort filter needs the cohort id as its value.');
     const operator = raw.operator ?? 'in';
-    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator)) throw invalid(`Operator "${String(operator)}" is not valid for a cohort filter.`);
+    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator)) throw invalidFilter(`Operator "${String(operator)}" is not valid for a cohort filter.`);
     budget.values += 1;
     return { key: 'id', value: id, operator: operator === 'not_in' || operator === 'is_not' ? 'not_in' : 'in', type: 'cohort' };
   }
-  if (type !== 'person' && type !== 'event') throw invalid(`Property filter type "${type}" is not supported.`);
-  if (typeof raw.key !== 'string' || raw.key.length === 0) throw invalid('Each property filter needs a key.');
+  if (type !== 'person' && type !== 'event') throw invalidFilter(`Property filter type "${type}" is not supported.`);
+  if (typeof raw.key !== 'string' || raw.key.length === 0) throw invalidFilter('Each property filter needs a key.');
   // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the query.
-  if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000')) throw invalid('Null characters are not allowed.');
+  if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000')) throw invalidFilter('Null characters are not allowed.');
   const operator = raw.operator === undefined || raw.operator === null ? 'exact' : raw.operator;
   if (typeof operator !== 'string' || !(PROPERTY_OPERATORS as readonly string[]).includes(operator)) {
-    throw invalid(`Operator "${String(operator)}" is not supported.`);
+    throw invalidFilter(`Operator "${String(operator)}" is not supported.`);
   }
   const filter: PropertyFilter = { key: raw.key, operator, type };
   if (operator === 'is_set' || operator === 'is_not_set') {
@@ -81,29 +78,29 @@ function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter
 }
 
 function parseValue(operator: string, value: unknown): unknown {
-  if (value === undefined || value === null) throw invalid(`The "${operator}" operator needs a value.`);
+  if (value === undefined || value === null) throw invalidFilter(`The "${operator}" operator needs a value.`);
   if (operator === 'exact' || operator === 'is_not') {
     const values = Array.isArray(value) ? value : [value];
-    if (values.length === 0 || !values.every(isScalar)) throw invalid(`The "${operator}" operator needs a string, number, boolean or a list of them.`);
+    if (values.length === 0 || !values.every(isScalar)) throw invalidFilter(`The "${operator}" operator needs a string, number, boolean or a list of them.`);
     return Array.isArray(value) ? values : value;
   }
-  if (!isScalar(value)) throw invalid(`The "${operator}" operator needs a single string, number or boolean.`);
+  if (!isScalar(value)) throw invalidFilter(`The "${operator}" operator needs a single string, number or boolean.`);
   if (operator === 'gt' || operator === 'gte' || operator === 'lt' || operator === 'lte') {
     const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-    if (!Number.isFinite(number)) throw invalid(`The "${operator}" operator needs a number.`);
+    if (!Number.isFinite(number)) throw invalidFilter(`The "${operator}" operator needs a number.`);
     return number;
   }
   if (operator.startsWith('is_date_')) {
     const year = typeof value === 'string' ? parseUtcDate(value).getUTCFullYear() : NaN;
     // Years the database can store as a timestamp, so the query never fails on the value.
-    if (!(year >= 1 && year <= 9999)) throw invalid(`The "${operator}" operator needs a date.`);
+    if (!(year >= 1 && year <= 9999)) throw invalidFilter(`The "${operator}" operator needs a date.`);
     return value;
   }
   if (operator === 'regex' || operator === 'not_regex') {
     try {
       new RegExp(String(value));
     } catch {
-      throw invalid(`Invalid regular expression: ${String(value)}`);
+      throw invalidFilter(`Invalid regular expression: ${String(value)}`);
     }
   }
   return String(value);
@@ -111,22 +108,22 @@ function parseValue(operator: string, value: unknown): unknown {
 
 function parseNode(raw: unknown, depth: number, budget: Budget): FilterNode {
   // Only groups count towards the depth: 20 nested groups holding a filter are allowed.
-  const tooDeep = () => invalid(`Property filters can nest at most ${MAX_FILTER_DEPTH} deep.`);
+  const tooDeep = () => invalidFilter(`Property filters can nest at most ${MAX_FILTER_DEPTH} deep.`);
   if (Array.isArray(raw)) {
     if (depth > MAX_FILTER_DEPTH) throw tooDeep();
     return { type: 'AND', values: raw.map((item) => parseNode(item, depth + 1, budget)) };
   }
-  if (typeof raw !== 'object' || raw === null) throw invalid('A property filter must be an object, a list or an AND/OR group.');
+  if (typeof raw !== 'object' || raw === null) throw invalidFilter('A property filter must be an object, a list or an AND/OR group.');
   const object = raw as Record<string, unknown>;
   if (object.type === 'AND' || object.type === 'OR') {
     if (depth > MAX_FILTER_DEPTH) throw tooDeep();
-    if (!Array.isArray(object.values)) throw invalid('An AND/OR group needs a list of values.');
+    if (!Array.isArray(object.values)) throw invalidFilter('An AND/OR group needs a list of values.');
     const values = object.values.map((item) => parseNode(item, depth + 1, budget));
-    if (budget.values > MAX_FILTER_VALUES) throw invalid(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
+    if (budget.values > MAX_FILTER_VALUES) throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
     return { type: object.type, values };
   }
   const leaf = parseLeaf(object, budget);
-  if (budget.values > MAX_FILTER_VALUES) throw invalid(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
+  if (budget.values > MAX_FILTER_VALUES) throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
   return leaf;
 }
 
@@ -137,7 +134,7 @@ export function parsePropertyFilter(raw: unknown): FilterNode {
     try {
       value = JSON.parse(raw);
     } catch {
-      throw invalid('Properties must be valid JSON.');
+      throw invalidFilter('Properties must be valid JSON.');
     }
   }
   return parseNode(value, 1, { values: 0 });
@@ -156,15 +153,13 @@ export interface CompileContext {
 const TRUE = sql<SqlBool>`true`;
 const FALSE = sql<SqlBool>`false`;
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /** The JSON text form a value is compared in: strings unquoted, numbers and booleans as written. */
 const textOf = (value: unknown) => String(value);
 
 function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number): Expression<SqlBool> {
   if (filter.type === 'cohort') return compileCohort(filter, ctx, depth);
   const source = filter.type === 'event' ? ctx.eventProperties : ctx.properties;
-  if (!source) throw invalid('Event property filters are not supported here.');
+  if (!source) throw invalidFilter('Event property filters are not supported here.');
   const json = sql`(${source} -> ${filter.key}::text)`;
   const text = sql<string>`(${source} ->> ${filter.key}::text)`;
   const value = filter.value;
@@ -176,9 +171,9 @@ function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number)
       return filter.operator === 'is_not' ? sql<SqlBool>`(${text} is null or not ${matches})` : matches;
     }
     case 'icontains':
-      return sql<SqlBool>`${text} ilike ${`%${escapeLike(String(value))}%`}::text`;
+      return sql<SqlBool>`${text} ilike ${containsPattern(String(value))}::text`;
     case 'not_icontains':
-      return sql<SqlBool>`(${text} is null or ${text} not ilike ${`%${escapeLike(String(value))}%`}::text)`;
+      return sql<SqlBool>`(${text} is null or ${text} not ilike ${containsPattern(String(value))}::text)`;
     // A pattern the database rejects matches nothing (herd_regex_match yields null).
     case 'regex':
       return sql<SqlBool>`(herd_regex_match(coalesce(${text}, ''), ${String(value)}::text) is true)`;
@@ -201,7 +196,7 @@ function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number)
     case 'is_date_after':
       return compileDate(filter.operator ?? '', json, String(value));
     default:
-      throw invalid(`Operator "${String(filter.operator)}" is not supported.`);
+      throw invalidFilter(`Operator "${String(filter.operator)}" is not supported.`);
   }
 }
 
@@ -230,7 +225,7 @@ function compileCohort(filter: PropertyFilter, ctx: CompileContext, depth: numbe
 }
 
 function compileNode(node: FilterNode, ctx: CompileContext, depth: number): Expression<SqlBool> {
-  if (depth > MAX_FILTER_DEPTH * 2) throw invalid('Cohort filters nest too deep.');
+  if (depth > MAX_FILTER_DEPTH * 2) throw invalidFilter('Cohort filters nest too deep.');
   if (!isGroup(node)) return compileLeaf(node, ctx, depth);
   if (node.values.length === 0) return TRUE;
   // No coalesce per child: AND/OR over "unknown" is true exactly when it is with unknown read as
@@ -256,45 +251,4 @@ export function compilePropertyFilterForWhere(node: FilterNode, ctx: CompileCont
 /** The WHERE condition that a row `p` of `persons` matches the filter. */
 export function personsWhereSql(node: FilterNode, teamId: number): Expression<SqlBool> {
   return compilePropertyFilterForWhere(node, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
-}
-
-/** The values a resolved filter holds, those of the cohort definitions it inlines included. */
-function valuesOf(node: FilterNode): number {
-  if (isGroup(node)) return node.values.reduce((total, child) => total + valuesOf(child), 0);
-  const own = Array.isArray(node.value) ? node.value.length : 1;
-  return own + (node.cohort?.filter ? valuesOf(node.cohort.filter) : 0);
-}
-
-/**
- * Checks every cohort filter names a cohort of the project (else 400, attr `properties`) and inlines
- * each dynamic cohort's own filter, recursively; a cohort that reaches itself is a 400. The value
- * limit applies to the whole, so that inlined definitions cannot grow the query past it.
- */
-export async function resolveCohortFilters(db: Db, teamId: number, node: FilterNode, seen: number[] = []): Promise<FilterNode> {
-  const resolved = await resolveNode(db, teamId, node, seen);
-  if (valuesOf(resolved) > MAX_FILTER_VALUES) throw invalid(`Property filters can hold at most ${MAX_FILTER_VALUES} values, those of the cohorts they name included.`);
-  return resolved;
-}
-
-async function resolveNode(db: Db, teamId: number, node: FilterNode, seen: number[]): Promise<FilterNode> {
-  if (isGroup(node)) {
-    const values: FilterNode[] = [];
-    for (const child of node.values) values.push(await resolveNode(db, teamId, child, seen));
-    return { type: node.type, values };
-  }
-  if (node.type !== 'cohort') return node;
-  const cohortId = Number(node.value);
-  if (seen.includes(cohortId)) throw invalid('Cohort filters cannot refer to each other in a cycle.');
-  if (seen.length >= MAX_FILTER_DEPTH) throw invalid('Cohort filters nest too deep.');
-  const cohort = await findCohortDefinition(db, teamId, cohortId);
-  if (!cohort) throw invalid(`Cohort ${cohortId} does not exist.`);
-  if (cohort.is_static) return { ...node, cohort: { isStatic: true, filter: null } };
-  const stored = cohort.filters?.properties;
-  const filter = stored === undefined || stored === null ? null : await resolveNode(db, teamId, parsePropertyFilter(stored), [...seen, cohortId]);
-  return { ...node, cohort: { isStatic: false, filter } };
-}
-
-/** parsePropertyFilter then resolveCohortFilters. */
-export async function preparePropertyFilter(db: Db, teamId: number, raw: unknown): Promise<FilterNode> {
-  return resolveCohortFilters(db, teamId, parsePropertyFilter(raw));
 }

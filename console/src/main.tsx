@@ -1,0 +1,11 @@
+// The console's entry: one Preact tree in #app.
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+import { render } from 'preact';
+import { App } from './app.tsx';
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

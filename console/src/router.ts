@@ -1,0 +1,41 @@
+// Hash routes (#/p/<project>/persons/<id>): the server serves one page at `/`, and a route never
+// carries the key.
+import { useEffect, useState } from 'preact/hooks';
+
+export interface Route {
+  /** Path segments after `#/`, decoded. */
+  segments: string[];
+}
+
+function currentRoute(): Route {
+  const raw = location.hash.replace(/^#\/?/, '').split('?')[0];
+  const segments = raw === '' ? [] : raw.split('/').filter((part) => part !== '').map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
+  return { segments };
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(currentRoute);
+  useEffect(() => {
+    const update = () => setRoute(currentRoute());
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+/** The href of a route; every segment is encoded, so an id can never change the route's shape. */
+export function href(...segments: Array<string | number>): string {
+  return `#/${segments.map((segment) => encodeURIComponent(String(segment))).join('/')}`;
+}
+
+export function navigate(...segments: Array<string | number>) {
+  location.hash = href(...segments);
+}
+
+export const projectHref = (projectId: number, ...rest: Array<string | number>) => href('p', projectId, ...rest);

@@ -1,0 +1,170 @@
+// One person: properties, distinct ids and split, delete (with its events, queued), the properties
+// timeline, cohorts and activity.
+import { useState } from 'preact/hooks';
+import { api } from '../api/client.ts';
+import type { DeletionTask, Page, Person } from '../api/types.ts';
+import { ActivityList } from '../components/activity-list.tsx';
+import { DeletionTable } from '../components/deletion-list.tsx';
+import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
+import { useAction, useLoad } from '../components/use-load.ts';
+import { Time } from '../components/values.tsx';
+import type { ProjectContext } from '../layout.tsx';
+import { projectHref } from '../router.ts';
+import { PersonProperties } from './person-properties.tsx';
+import { PersonCohorts, PropertiesTimeline } from './person-history.tsx';
+
+function DistinctIds({ person, base, onSplit }: { person: Person; base: string; onSplit: () => void }) {
+  const [keep, setKeep] = useState(person.distinct_ids[0] ?? '');
+  const action = useAction();
+  const [done, setDone] = useState(false);
+  const split = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api(`${base}split/`, { method: 'POST', body: { main_distinct_id: keep } });
+      setDone(true);
+      onSplit();
+    });
+  };
+  return (
+    <section aria-labelledby="ids-heading">
+      <h2 id="ids-heading">Distinct IDs</h2>
+      <ul class="ids">
+        {person.distinct_ids.map((id) => (
+          <li key={id}>{id}</li>
+        ))}
+      </ul>
+      {done ? <Notice>Split: every other distinct id is now a person of its own.</Notice> : null}
+      {person.distinct_ids.length > 1 ? (
+        <form class="inline-form" onSubmit={split} aria-label="Split person">
+          <label for="split-keep">Distinct ID to keep</label>
+          <select id="split-keep" value={keep} onChange={(event) => setKeep(event.currentTarget.value)}>
+            {person.distinct_ids.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={action.busy}>
+            Split person
+          </button>
+          <ErrorMessage error={action.error} />
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function DeletePerson({ person, base, projectId, onDeleted }: { person: Person; base: string; projectId: number; onDeleted: (task: DeletionTask | null) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [withEvents, setWithEvents] = useState(false);
+  const action = useAction();
+  const remove = () =>
+    action.run(async () => {
+      await api(base, { method: 'DELETE', query: { delete_events: withEvents } });
+      let task: DeletionTask | null = null;
+      if (withEvents) {
+        const queue = await api<Page<DeletionTask>>(`/api/projects/${projectId}/persons/deletion_status/`, { query: { person_uuid: person.uuid } });
+        task = queue.results[0] ?? null;
+      }
+      onDeleted(task);
+    });
+  return (
+    <section aria-labelledby="delete-heading" class="danger">
+      <h2 id="delete-heading">Delete this person</h2>
+      {confirming ? (
+        <div role="group" aria-label="Confirm deletion">
+          <p>The person and its distinct ids are removed. Its events stay unless you also delete them (a queued job does that).</p>
+          <label class="check">
+            <input type="checkbox" checked={withEvents} onChange={(event) => setWithEvents(event.currentTarget.checked)} /> Also delete its events
+          </label>
+          <div class="actions">
+            <button type="button" class="destructive" disabled={action.busy} onClick={remove}>
+              Delete person permanently
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+          <ErrorMessage error={action.error} />
+        </div>
+      ) : (
+        <button type="button" class="destructive" onClick={() => setConfirming(true)}>
+          Delete person
+        </button>
+      )}
+    </section>
+  );
+}
+
+export function PersonScreen({ context, personId }: { context: ProjectContext; personId: string }) {
+  const projectId = context.project.id;
+  const base = `/api/projects/${projectId}/persons/${encodeURIComponent(personId)}/`;
+  const loaded = useLoad(() => api<Person>(base), [base]);
+  const [updated, setUpdated] = useState<Person | null>(null);
+  const [deleted, setDeleted] = useState<{ task: DeletionTask | null } | null>(null);
+  // Bumped by every change, so the timeline and the activity show it.
+  const [version, setVersion] = useState(0);
+  const changed = (next: Person | null) => {
+    setUpdated(next);
+    setVersion((value) => value + 1);
+  };
+  const person = updated ?? loaded.data;
+  const back = (
+    <p>
+      <a href={projectHref(projectId, 'persons')}>Back to persons</a>
+    </p>
+  );
+
+  if (deleted) {
+    return (
+      <>
+        <h1 tabIndex={-1}>Person deleted</h1>
+        <Notice>The person was deleted.{deleted.task ? ' Deleting its events is queued:' : ''}</Notice>
+        {deleted.task ? <DeletionTable tasks={[deleted.task]} caption="Queued deletion of its events" /> : null}
+        {back}
+      </>
+    );
+  }
+  if (loaded.error) {
+    return (
+      <>
+        <h1 tabIndex={-1}>Person</h1>
+        <ErrorMessage error={loaded.error} />
+        {back}
+      </>
+    );
+  }
+  if (!person) return <Loading what="the person" />;
+  return (
+    <>
+      {back}
+      <h1 tabIndex={-1}>{person.name}</h1>
+      <dl class="facts">
+        <dt>UUID</dt>
+        <dd class="ids">{person.uuid}</dd>
+        <dt>ID</dt>
+        <dd>{person.id}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time iso={person.created_at} />
+        </dd>
+      </dl>
+      <PersonProperties person={person} base={base} onChanged={changed} />
+      <DistinctIds
+        person={person}
+        base={base}
+        onSplit={() => {
+          changed(null);
+          loaded.reload();
+        }}
+      />
+      <PropertiesTimeline key={version} base={base} />
+      <PersonCohorts projectId={projectId} personId={person.id} />
+      <section aria-labelledby="activity-heading">
+        <h2 id="activity-heading">Activity</h2>
+        <ActivityList key={version} path={`${base}activity/`} projectId={projectId} showPerson={false} caption="Changes to this person" />
+      </section>
+      <DeletePerson person={person} base={base} projectId={projectId} onDeleted={(task) => setDeleted({ task })} />
+    </>
+  );
+}

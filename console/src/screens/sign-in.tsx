@@ -1,0 +1,46 @@
+// Sign in with a personal API key: checked against the API before it is kept for the tab.
+import { useState } from 'preact/hooks';
+import { api } from '../api/client.ts';
+import { ErrorMessage, Notice } from '../components/feedback.tsx';
+import { useAction } from '../components/use-load.ts';
+import { signIn } from '../session.ts';
+
+export function SignIn({ reason }: { reason: string | null }) {
+  const [key, setKey] = useState('');
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const value = key.trim();
+      await api('/api/projects/', { key: value, query: { limit: 1 } });
+      signIn(value);
+    });
+  };
+  return (
+    <main class="sign-in">
+      <h1>herd console</h1>
+      {reason ? <Notice>You were signed out: {reason}</Notice> : null}
+      <form onSubmit={submit}>
+        <label for="personal-api-key">Personal API key</label>
+        <input
+          id="personal-api-key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          value={key}
+          aria-invalid={action.error ? 'true' : undefined}
+          aria-describedby={action.error ? 'sign-in-error' : 'sign-in-help'}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
+        <p id="sign-in-help" class="muted">
+          A key starting with phx_ (from <code>npx herd bootstrap</code> or <code>npx herd keys create</code>). It stays in this tab only.
+        </p>
+        <ErrorMessage error={action.error} id="sign-in-error" />
+        <button type="submit" disabled={action.busy}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,158 @@
+// The console's browser tests: the built console (rebuilt when its sources changed), herd listening
+// on a loopback port over a fresh database, and Debian's Chromium driven by puppeteer-core. Pages
+// are driven the way a person uses them: by accessible names, roles and visible text.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { buildConsole } from '../../console/build.ts';
+import { setupTestApp, type TestContext } from './app.ts';
+import { makeTenant, type Tenant } from './factories.ts';
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function chromiumPath(): string {
+  const executable = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!fs.existsSync(executable)) {
+    throw new Error(`Chromium was not found at ${executable}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. The console's browser tests need it.`);
+  }
+  return executable;
+}
+
+export interface ConsoleHarness {
+  ctx: TestContext;
+  tenant: Tenant;
+  baseUrl: string;
+  browser: Browser;
+  downloads: string;
+  close(): Promise<void>;
+}
+
+/** herd with the console, one tenant (owner, project, all-scopes key) and a browser. */
+export async function startConsoleHarness(): Promise<ConsoleHarness> {
+  const executablePath = chromiumPath();
+  await buildConsole({ ifStale: true });
+  const ctx = await setupTestApp();
+  const tenant = await makeTenant(ctx.deps.db);
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = ctx.app.server.address() as AddressInfo;
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-chromium-'));
+  const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-downloads-'));
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir,
+    args: CHROMIUM_FLAGS,
+    defaultViewport: { width: 1280, height: 900 },
+    downloadBehavior: { policy: 'allow', downloadPath: downloads },
+  });
+  return {
+    ctx,
+    tenant,
+    baseUrl: `http://127.0.0.1:${port}`,
+    browser,
+    downloads,
+    async close() {
+      await browser.close();
+      await ctx.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+      fs.rmSync(downloads, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Every URL the page requested. */
+  requests: string[];
+  /** Uncaught page errors, console errors and dialogs: none may happen in a healthy console. */
+  problems: string[];
+}
+
+export async function openConsole(harness: ConsoleHarness): Promise<WatchedPage> {
+  const page = await harness.browser.newPage();
+  page.setDefaultTimeout(20_000);
+  const watched: WatchedPage = { page, requests: [], problems: [] };
+  page.on('request', (request) => watched.requests.push(request.url()));
+  page.on('pageerror', (error) => watched.problems.push(`page error: ${String(error)}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) watched.problems.push(`console error: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    watched.problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(`${harness.baseUrl}/`);
+  return watched;
+}
+
+export const aria = (name: string, role?: string) => (role ? `::-p-aria([name=${JSON.stringify(name)}][role="${role}"])` : `::-p-aria(${JSON.stringify(name)})`);
+export const text = (value: string) => `::-p-text(${JSON.stringify(value)})`;
+
+export async function fill(page: Page, label: string, value: string) {
+  if (value !== '') return page.locator(aria(label)).fill(value);
+  // Filling with nothing types nothing: clear the field as a person would.
+  await page.locator(aria(label)).click({ count: 3 });
+  await page.keyboard.press('Backspace');
+}
+
+/** Picks the option a person reads (its text) in the select of that name. */
+export async function choose(page: Page, label: string, option: string) {
+  const select = await page.locator(aria(label, 'combobox')).waitHandle();
+  const value = await select.evaluate((element: unknown, wanted: string) => {
+    const options = (element as unknown as { options: ArrayLike<{ text: string; value: string }> }).options;
+    return Array.from(options).find((item) => item.text.trim() === wanted)?.value ?? null;
+  }, option);
+  if (value === null) throw new Error(`no option ${JSON.stringify(option)} in ${label}`);
+  await select.select(value);
+  await select.dispose();
+}
+
+export async function click(page: Page, name: string, role = 'button') {
+  await page.locator(aria(name, role)).click();
+}
+
+export async function waitForText(page: Page, value: string) {
+  await page.waitForSelector(text(value));
+}
+
+/** The text of the page's main region as rendered (what a person reads). */
+export async function mainText(page: Page): Promise<string> {
+  return page.$eval('main', (element) => (element as unknown as { innerText: string }).innerText);
+}
+
+export async function signIn(page: Page, key: string) {
+  await fill(page, 'Personal API key', key);
+  await click(page, 'Sign in');
+  await page.waitForSelector(aria('Sections', 'navigation'));
+}
+
+/**
+ * Screenshots of the main screens. With UPDATE_SCREENSHOTS=1 they replace docs/console/*.png (what
+ * docs/console.md shows); otherwise they go to a temporary folder, so a test run leaves the tree clean.
+ */
+export async function screenshot(page: Page, name: string) {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/console') : path.join(os.tmpdir(), 'herd-console-screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) as `${string}.png`, fullPage: true });
+}
+
+/** Captures events through the public capture API, as a tracked site would. */
+export async function capture(harness: ConsoleHarness, batch: Array<Record<string, unknown>>) {
+  const response = await harness.ctx.app.inject({
+    method: 'POST',
+    url: '/batch/',
+    payload: { api_key: harness.tenant.project.api_token, batch },
+  });
+  if (response.statusCode !== 200) throw new Error(`capture failed: ${response.statusCode} ${response.body}`);
+}
