@@ -8,6 +8,8 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | null;
   readonly databasePoolSize: number;
+  /** Backends one per-person analytical query is split over (null: 3 on PostgreSQL, 1 on PGlite). */
+  readonly analyticsSlices: number | null;
   readonly siteUrl: string | null;
   readonly rateLimit: boolean;
   readonly deletionSchedule: string | null;
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './.herd'),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    analyticsSlices: env.ANALYTICS_SLICES ? integer('ANALYTICS_SLICES', 1, 1, 16) : null,
     siteUrl: siteUrl ? siteUrl.replace(/\/+$/, '') : null,
     rateLimit: ['on', 'true', '1'].includes(rateLimitRaw),
     deletionSchedule: schedule.toLowerCase() === 'off' ? null : schedule,

@@ -5,12 +5,17 @@ import type { Db } from '../db/database.ts';
 import { serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
 import { loadPersons } from '../modules/persons/persons.repository.ts';
 import type { PageRequest } from '../wire/page.ts';
+import { acrossSlices } from './person-slices.ts';
 
 export interface ViewContext {
   db: Db;
   teamId: number;
   timezone: string;
   now: Date;
+  /** How many person-id slices per-person queries split over (see person-slices.ts); 1 when absent. */
+  slices?: number;
+  /** The fewest person ids a slice spans; smaller projects take fewer slices. */
+  minIdsPerSlice?: number;
 }
 
 export interface ActorsResult {
@@ -30,15 +35,19 @@ export async function renderActors(context: ViewContext, personIds: number[], or
   return { people: persons.map(serializePerson), rawCount: personIds.length, missing: personIds.length - persons.length };
 }
 
-/** A page of the person ids a selection (`select person_id …`) yields, by person uuid. */
-export async function selectPersonsByUuid(context: ViewContext, selection: RawBuilder<unknown>, page: PageRequest): Promise<number[]> {
-  const { rows } = await sql<{ person_id: number }>`
-    select s.person_id
-    from (${selection}) s
+/**
+ * A page of the person ids a selection (`select person_id …`, built for each person slice) yields,
+ * by person uuid; ids of persons that no longer exist come last.
+ */
+export async function selectPersonsByUuid(context: ViewContext, selection: (slice: RawBuilder<unknown>) => RawBuilder<unknown>, page: PageRequest): Promise<number[]> {
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number; uuid: string | null }>`
+    select s.person_id, p.uuid
+    from (${selection(slice)}) s
     left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id
     order by p.uuid nulls last, s.person_id
-    limit ${page.limit} offset ${page.offset}`.execute(context.db);
-  return rows.map((row) => Number(row.person_id));
+    limit ${page.offset + page.limit}`.execute(context.db)).rows);
+  const rows = parts.flat().sort((a, b) => (a.uuid === b.uuid ? Number(a.person_id) - Number(b.person_id) : a.uuid === null ? 1 : b.uuid === null ? -1 : a.uuid < b.uuid ? -1 : 1));
+  return rows.slice(page.offset, page.offset + page.limit).map((row) => Number(row.person_id));
 }
 
 function storeOrder(a: PersonRecord, b: PersonRecord): number {

@@ -14,6 +14,8 @@ export interface Entity {
   math: string;
   mathProperty: string | null;
   properties: FilterNode | null;
+  /** The label a client gave the entity (insights show it). */
+  customName?: string | null;
   /** funnel exclusions: 0-based steps the exclusion spans. */
   fromStep?: number;
   toStep?: number;
@@ -39,6 +41,7 @@ export function parseEntity(item: unknown, attr: string, index: number): Entity 
   if (typeof math !== 'string') throw validationError('An entity math must be a string.', attr);
   const mathProperty = entity.math_property ?? null;
   if (mathProperty !== null && typeof mathProperty !== 'string') throw validationError('An entity math_property must be a string.', attr);
+  const customName = typeof entity.custom_name === 'string' ? entity.custom_name : null;
   const props = entity.properties;
   const properties = props === undefined || props === null || (Array.isArray(props) && props.length === 0) ? null : parseFilter(props, attr);
   const step = (key: string) => {
@@ -47,7 +50,7 @@ export function parseEntity(item: unknown, attr: string, index: number): Entity 
     if (!Number.isInteger(value) || (value as number) < 0) throw validationError(`${key} must be a non-negative integer.`, attr);
     return value as number;
   };
-  return { id: id ?? null, index, order: (order as number | null | undefined) ?? null, math, mathProperty, properties, fromStep: step('funnel_from_step'), toStep: step('funnel_to_step') };
+  return { id: id ?? null, index, order: (order as number | null | undefined) ?? null, math, mathProperty, properties, customName, fromStep: step('funnel_from_step'), toStep: step('funnel_to_step') };
 }
 
 /** `events` (+ a rejected `actions`), sorted by `order` (missing first) and re-indexed. */

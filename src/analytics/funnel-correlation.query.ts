@@ -1,7 +1,7 @@
 // Persons behind one correlation row: funnel entrants who performed the
 // correlated event between their funnel start and end, or who match the correlated properties;
 // optionally only converted / only dropped-off ones.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
 import { rangeSql } from './date-range.ts';
@@ -47,6 +47,7 @@ export async function correlationActors(context: ViewContext, raw: RawParams, pa
       ) c on c.person_id = f.person_id and c.timestamp > f.first_ts
         and c.timestamp < coalesce(f.final_ts, f.first_ts + ${spec.window}::interval)`;
   }
-  const selection = sql`select distinct f.person_id from (${funnelPersonsSql(context, spec)}) f ${correlated} where ${entered} and ${conversion}`;
+  const selection = (slice: RawBuilder<unknown>) =>
+    sql`select distinct f.person_id from (${funnelPersonsSql(context, { ...spec, slice })}) f ${correlated} where ${entered} and ${conversion}`;
   return renderActors(context, await selectPersonsByUuid(context, selection, page), 'store');
 }

@@ -26,6 +26,8 @@ export interface FunnelSpec {
    * such an event cannot reach it, so their events are skipped before the per-person passes.
    */
   requiredStep?: number;
+  /** The person slice (person-slices.ts) the funnel's events are read for. */
+  slice?: RawBuilder<unknown>;
 }
 
 export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
@@ -53,7 +55,7 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
   return { steps, exclusions, order, window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
 }
 
-const flag = (k: number) => sql.ref(`s${k}`);
+export const flag = (k: number) => sql.ref(`s${k}`);
 
 function requiredSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
   const step = spec.requiredStep;
@@ -65,7 +67,7 @@ function requiredSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown
 }
 
 /** Two steps that one event can satisfy must be reached by distinct, later events. */
-function needsLaterEvent(previous: Entity, next: Entity): boolean {
+export function needsLaterEvent(previous: Entity, next: Entity): boolean {
   return previous.id === next.id || next.id === null || previous.id === null;
 }
 
@@ -78,6 +80,18 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
   const { steps, order } = spec;
   const n = steps.length;
   const window = sql`${spec.window}::interval`;
+  const events = funnelEventsSql(context, spec, requiredSql(context, spec));
+  if (order === 'unordered') return unorderedSql(events, n, window);
+  if (order === 'strict') return strictSql(events, n, window);
+  return orderedSql(events, steps, window);
+}
+
+/**
+ * Rows `(person_id, ts, id, s0 … sN)`: the person's events a funnel reads (any event when strict),
+ * each with a flag per step it matches.
+ */
+export function funnelEventsSql(context: ViewContext, spec: FunnelSpec, extra: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  const { steps, order } = spec;
   const matchAny = order === 'strict' ? sql`true` : sql`(${sql.join(steps.map((step) => entitySql(step, context.teamId)), sql` or `)})`;
   const where = andSql([
     sql`e.team_id = ${context.teamId}`,
@@ -86,13 +100,11 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
     filterSql(spec.properties, context.teamId),
     spec.search,
     matchAny,
-    requiredSql(context, spec),
+    extra,
+    spec.slice ?? sql`true`,
   ]);
   const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
-  const events = sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;
-  if (order === 'unordered') return unorderedSql(events, n, window);
-  if (order === 'strict') return strictSql(events, n, window);
-  return orderedSql(events, steps, window);
+  return sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;
 }
 
 function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>): RawBuilder<unknown> {
@@ -162,12 +174,13 @@ function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder
     ) u`;
 }
 
-/** Each person's best attempt: most steps, then (with times) the earliest start. */
-export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, withTimes = true): RawBuilder<unknown> {
-  // Without the times a hash aggregate does; picking the best attempt's times needs a sort.
-  if (!withTimes) return sql`select person_id, max(steps) as steps from (${attemptsWithExclusionsSql(context, spec)}) attempts group by person_id`;
+/**
+ * Each person's best attempt (most steps, then the earliest start) with its start `first_ts`, its
+ * end `final_ts` when it converted, and `times`, when it reached each step.
+ */
+export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
   return sql`
-    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts
+    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts, times
     from (${attemptsWithExclusionsSql(context, spec)}) attempts
     order by person_id, steps desc, t0`;
 }

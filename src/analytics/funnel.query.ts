@@ -7,8 +7,10 @@ import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext 
 import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';
-import { attemptsWithExclusionsSql, funnelPersonsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
+import { funnelReachSql } from './funnel-reach.ts';
+import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from './funnel-steps.ts';
 import { boolParam, choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
+import { breakdownKey, breakdownValueSql } from './trends.query.ts';
 import type { PageRequest } from '../wire/page.ts';
 
 const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
@@ -31,8 +33,11 @@ export function stepSelection(raw: RawParams, stepCount: number): { condition: R
   return { condition: sql`f.steps = ${-step - 1}`, minSteps: -step - 1 };
 }
 
+/** A selection of persons, built for each person slice (person-slices.ts). */
+export type Selection = (slice: RawBuilder<unknown>) => RawBuilder<unknown>;
+
 /** Funnel trends: the persons entering in one period who converted (drop_off=false) or dropped off. */
-function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): RawBuilder<unknown> {
+function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Selection {
   const dropOff = boolParam(raw, 'drop_off');
   if (dropOff === undefined) throw validationError('Filter parameter drop_off must be provided and a bool for funnel trends persons!', 'drop_off', 'required');
   const entranceRaw = stringParam(raw, 'entrance_period_start');
@@ -46,23 +51,41 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
   if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
   const condition = dropOff ? sql`f.steps >= ${from + 1} and f.steps < ${to + 1}` : sql`f.steps >= ${to + 1}`;
   spec.requiredStep = dropOff ? from : to;
-  const period = bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
-  return sql`
+  const period = entrancePeriodSql(context, spec);
+  return (slice) => sql`
     select f.person_id from (
       select a.person_id, max(a.steps) as steps
-      from (${attemptsWithExclusionsSql(context, spec)}) a
+      from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) a
       where ${period} = ${formatLocal(entrance)}::timestamp
       group by a.person_id
     ) f where ${condition}`;
 }
 
+/** The entrance period of an attempt row `a`: its start's interval bucket in the project's time. */
+export function entrancePeriodSql(context: ViewContext, spec: FunnelSpec): RawBuilder<Date> {
+  return bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
+}
+
 /**
- * `funnel_step_breakdown`: persons whose breakdown value, taken on their first step-1 event in
- * the range (first-touch attribution, PostHog's default), equals it; `"x"` and `["x"]` are the same.
+ * Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first step-1
+ * event in the range (first-touch attribution, PostHog's default).
  */
-async function breakdownSelection(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select distinct on (e.person_id) e.person_id, ${value} as value
+    from events e
+    where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
+      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${spec.slice ?? sql`true`}
+    order by e.person_id, e.timestamp, e.id`;
+}
+
+/**
+ * `funnel_step_breakdown`: persons whose first-touch breakdown value equals it; `"x"` and `["x"]`
+ * are the same.
+ */
+async function breakdownSelection(context: ViewContext, raw: RawParams): Promise<(spec: FunnelSpec) => RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;
-  if (given === undefined || given === null || given === '') return sql`true`;
+  if (given === undefined || given === null || given === '') return () => sql`true`;
   let wanted: unknown = given;
   if (typeof given === 'string') {
     try {
@@ -82,34 +105,26 @@ async function breakdownSelection(context: ViewContext, raw: RawParams, spec: Fu
     const node = await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'), 'funnel_step_breakdown');
     matches = filterSql(node, context.teamId);
   } else if (type === 'event' || type === 'person') {
-    let key: unknown = raw.breakdown;
-    if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown');
-    if (Array.isArray(key) && key.length === 1) key = key[0];
-    if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
-    const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
-    matches = sql`coalesce(${column}->>${key}, '') = ${String(wanted)}`;
+    matches = sql`${breakdownValueSql(type, breakdownKey(raw))} = ${String(wanted)}`;
   } else {
     throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
   }
-  return sql`f.person_id in (
-    select b.person_id from (
-      select distinct on (e.person_id) e.person_id, ${matches} as matched
-      from events e
-      where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
-        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)}
-      order by e.person_id, e.timestamp
-    ) b where b.matched)`;
+  return (spec) => sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
 }
 
-function isTrendsMode(raw: RawParams): boolean {
+export function isTrendsMode(raw: RawParams): boolean {
   if (stringParam(raw, 'funnel_viz_type') === undefined) return stringParam(raw, 'display') === 'ActionsLineGraph';
   return choiceParam(raw, 'funnel_viz_type', VIZ_TYPES, 'steps') === 'trends';
 }
 
-async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<RawBuilder<unknown>> {
+async function stepsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<Selection> {
   const { condition, minSteps } = stepSelection(raw, spec.steps.length);
   spec.requiredStep = minSteps - 1;
-  return sql`select f.person_id from (${funnelPersonsSql(context, spec, false)}) f where ${condition} and ${await breakdownSelection(context, raw, spec)}`;
+  const breakdown = await breakdownSelection(context, raw);
+  return (slice) => {
+    const sliced = { ...spec, slice };
+    return sql`select f.person_id from (${funnelReachSql(context, sliced)}) f where ${condition} and ${breakdown(sliced)}`;
+  };
 }
 
 export async function funnelActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {

@@ -8,6 +8,7 @@ import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext 
 import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
 import { stepSelection } from './funnel.query.ts';
+import { pathSessionNodesSql } from './path-sessions.ts';
 import { attemptsWithExclusionsSql, parseFunnel } from './funnel-steps.ts';
 import { choiceParam, rangeParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
@@ -56,8 +57,8 @@ function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unkn
  * or at/before the time their best attempt reached that step (a drop-off: its last completed step,
  * plus the window when before), or between it and the preceding step.
  */
-async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
-  if (stringParam(raw, 'funnel_paths') === undefined) return sql`true`;
+async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
+  if (stringParam(raw, 'funnel_paths') === undefined) return () => sql`true`;
   const kind = choiceParam(raw, 'funnel_paths', FUNNEL_PATHS, 'funnel_path_after_step');
   const filter = jsonParam(raw, 'funnel_filter');
   if (filter === undefined) throw validationError('This field is required.', 'funnel_filter', 'required');
@@ -78,12 +79,12 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
     const [lower, upper] = kind === 'funnel_path_after_step' ? [time, none]
       : kind === 'funnel_path_before_step' ? [none, step < 0 ? sql`${time} + ${spec.window}::interval` : time]
       : [sql`f.times[${sql.lit(at - 1)}]`, time];
-    return sql`exists (
+    return (slice) => sql`exists (
       select 1 from (
         select f.person_id, ${lower} as lower_ts, ${upper} as upper_ts
         from (
           select distinct on (person_id) person_id, steps, times
-          from (${attemptsWithExclusionsSql(context, spec)}) attempts
+          from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) attempts
           order by person_id, steps desc, t0
         ) f where ${condition}
       ) ft
@@ -95,13 +96,14 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<RawB
   }
 }
 
-export async function pathActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
+/**
+ * Rows `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: every node of every person's
+ * kept paths (`{i}_{item}`), with the node before it in the same session and when each was reached.
+ */
+export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');
-  const startKey = stringParam(raw, 'path_start_key');
-  const endKey = stringParam(raw, 'path_end_key');
-  const dropoffKey = stringParam(raw, 'path_dropoff_key');
   const excluded = stringList(raw, 'exclude_events');
   const range = rangeParam(raw, context, 'day');
   const types = typeConditions(raw);
@@ -110,54 +112,34 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
     when ${types.urls} and e.event = '$pageview' and ${url} is not null then case when length(${url}) > 1 then regexp_replace(${url}, '/$', '') else ${url} end
     when ${types.screens} and e.event = '$screen' and e.properties->>'$screen_name' is not null then e.properties->>'$screen_name'
     else e.event end`;
-  const where = andSql([
+  const common = [
     sql`e.team_id = ${context.teamId}`,
     sql`e.person_id is not null`,
     rangeSql(sql.ref('e.timestamp'), range, context.timezone),
     filterSql(await propertiesParam(context, raw), context.teamId),
     searchSql(raw),
     types.condition,
-    await funnelPathSql(context, raw),
-  ]);
-  const notExcluded = excluded.length ? sql`item not in (${sql.join(excluded)})` : sql`true`;
-  const session = sql`partition by person_id, session order by ts, id`;
-  const startCut = startPoint === undefined ? sql`true` : sql`start_pos is not null and pos >= start_pos`;
-  const endCut = endPoint === undefined ? sql`true` : sql`end_pos is not null and pos <= end_pos`;
-  // Only an end point keeps the last steps before it; otherwise the first ones.
-  const keepLast = endPoint !== undefined && startPoint === undefined;
-  const index = keepLast ? sql`(i - greatest(cut_len - ${stepLimit}, 0))` : sql`i`;
+  ];
+  const funnelPath = await funnelPathSql(context, raw);
+  const notExcluded = excluded.length ? sql`i.item not in (${sql.join(excluded)})` : sql`true`;
+  const grouped = groupingSql(raw, sql`(${item})`);
+  return (slice) => {
+    const where = andSql([...common, slice, funnelPath(slice)]);
+    const items = sql`select i.* from (select e.person_id, e.timestamp as ts, e.id, ${grouped} as item from events e where ${where}) i where ${notExcluded}`;
+    return pathSessionNodesSql(items, { stepLimit, startPoint, endPoint });
+  };
+}
+
+export async function pathActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
+  const startKey = stringParam(raw, 'path_start_key');
+  const endKey = stringParam(raw, 'path_end_key');
+  const dropoffKey = stringParam(raw, 'path_dropoff_key');
   let selection: RawBuilder<unknown>;
-  if (dropoffKey !== undefined) selection = sql`k.i = k.last_i and k.key = ${dropoffKey}`;
+  if (dropoffKey !== undefined) selection = sql`k.last and k.key = ${dropoffKey}`;
   else if (startKey !== undefined || endKey !== undefined) {
     selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
   } else selection = sql`true`;
-
-  const paths = sql`
-    with items as (
-      select * from (select e.person_id, e.timestamp as ts, e.id, ${groupingSql(raw, sql`(${item})`)} as item from events e where ${where}) raw_items
-      where ${notExcluded}
-    ), sessions as (
-      select *, sum(case when prev_ts is null or ts - prev_ts >= interval '30 minutes' then 1 else 0 end) over (partition by person_id order by ts, id) as session
-      from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from items) gaps
-    ), positioned as (
-      select *, row_number() over (${session}) as pos
-      from (select *, lag(item) over (${session}) as prev_item from sessions) d
-      where prev_item is distinct from item
-    ), started as (
-      select *, min(pos) filter (where item = ${startPoint ?? null}) over (partition by person_id, session) as start_pos from positioned
-    ), bounded as (
-      select *, min(pos) filter (where item = ${endPoint ?? null} and pos >= coalesce(start_pos, 1)) over (partition by person_id, session) as end_pos from started
-    ), cut as (
-      select person_id, session, item, pos - coalesce(start_pos, 1) + 1 as i, count(*) over (partition by person_id, session) as cut_len
-      from bounded where ${startCut} and ${endCut}
-    ), limited as (
-      select person_id, session, item, ${index} as i from cut where ${index} between 1 and ${stepLimit}
-    ), keyed as (
-      select person_id, i, i || '_' || item as key,
-        lag(i || '_' || item) over (partition by person_id, session order by i) as prev_key,
-        max(i) over (partition by person_id, session) as last_i
-      from limited
-    )
-    select distinct k.person_id from keyed k where ${selection}`;
+  const nodes = await pathNodesSql(context, raw);
+  const paths = (slice: RawBuilder<unknown>) => sql`select distinct k.person_id from (${nodes(slice)}) k where ${selection}`;
   return renderActors(context, await selectPersonsByUuid(context, paths, page), 'store');
 }

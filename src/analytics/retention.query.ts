@@ -4,6 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { PersonWire } from '../modules/persons/person.serializer.ts';
 import { renderActors, type ViewContext } from './actors.ts';
+import { acrossSlices } from './person-slices.ts';
 import { addInterval, formatLocal, localSql, localTime, parseDate, rangeSql, truncate, type Interval } from './date-range.ts';
 import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
@@ -33,7 +34,25 @@ export function retentionWindow(dateTo: Date, interval: Interval, total: number)
   return { start, end };
 }
 
-export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {
+export interface RetentionSpec {
+  interval: Interval;
+  total: number;
+  /** The cohort index the request selects (selected_interval or breakdown_values). */
+  selected: number;
+  /** The window's end as the request gave it (local time), before rounding. */
+  dateTo: Date;
+  start: Date;
+  end: Date;
+  /** Rows `(person_id, cohort)` of a person slice: the cohort index of each performer of the target event (first-time: one each). */
+  cohorts(slice: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** Rows `(person_id, period)` of a person slice: each period in the window where a person performed the returning event. */
+  returned(slice: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** Recurring retention of one entity: `returned` holds the same rows as `cohorts`. */
+  sameEntity: boolean;
+}
+
+/** The retention table's relations, shared by the persons view and the insight. */
+export async function retentionSpec(context: ViewContext, raw: RawParams): Promise<RetentionSpec> {
   const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
   const returning = jsonParam(raw, 'returning_entity') === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
   const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');
@@ -60,25 +79,30 @@ export async function retentionActors(context: ViewContext, raw: RawParams, page
     : sql<number>`floor(extract(epoch from (${t} - ${startSql})) / extract(epoch from ${step}))::int`;
   const common = [sql`e.team_id = ${context.teamId}`, sql`e.person_id is not null`, filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
   const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
-  const cohort = type === 'retention_recurring'
-    ? sql`select distinct e.person_id from events e where ${andSql([...common, entitySql(target, context.teamId), inWindow])} and ${index(local)} = ${selected}`
-    : sql`select f.person_id from (
-        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, entitySql(target, context.teamId)])} group by e.person_id
-      ) f where ${index(localSql(sql.ref('f.first_time'), context.timezone))} = ${selected}
-        and f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
-  const { rows } = await sql<{ person_id: number; periods: number[] | null }>`
-    with cohort as (${cohort}),
-    returned as (
-      select distinct e.person_id, ${index(local)} as period
-      from events e
-      where ${andSql([...common, entitySql(returning, context.teamId), inWindow])} and e.person_id in (select person_id from cohort)
-    )
-    select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods
+  const cohorts = (slice: RawBuilder<unknown>) => (type === 'retention_recurring'
+    ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, entitySql(target, context.teamId), inWindow])}`
+    : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
+        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, entitySql(target, context.teamId)])} group by e.person_id
+      ) f where f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`);
+  const returned = (slice: RawBuilder<unknown>) =>
+    sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, entitySql(returning, context.teamId), inWindow])}`;
+  return { interval, total, selected, dateTo, start, end, cohorts, returned, sameEntity: type === 'retention_recurring' && returning === target };
+}
+
+export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {
+  const { total, selected, cohorts, returned } = await retentionSpec(context, raw);
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number; periods: number[] | null; returns: number }>`
+    with cohort as (select c.person_id from (${cohorts(slice)}) c where c.cohort = ${selected}),
+    returned as (select r.person_id, r.period from (${returned(slice)}) r where r.person_id in (select person_id from cohort))
+    select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods, count(r.period) filter (where r.period > ${selected}) as returns
     from cohort c
     left join returned r on r.person_id = c.person_id
     group by c.person_id
-    order by count(r.period) filter (where r.period > ${selected}) desc, c.person_id
-    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+    order by 3 desc, c.person_id
+    limit ${page.offset + page.limit}`.execute(context.db)).rows);
+  const rows = parts.flat()
+    .sort((a, b) => Number(b.returns) - Number(a.returns) || Number(a.person_id) - Number(b.person_id))
+    .slice(page.offset, page.offset + page.limit);
 
   const ids = rows.map((row) => Number(row.person_id));
   const { people, missing } = await renderActors(context, ids, 'query');

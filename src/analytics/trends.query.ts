@@ -9,8 +9,8 @@ import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { boolParam, intervalParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
 
-const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
-const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
+export const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
+export const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
   sum: (v) => sql`sum(${v})`,
   avg: (v) => sql`avg(${v})`,
   min: (v) => sql`min(${v})`,
@@ -21,7 +21,7 @@ const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<
   p95: (v) => sql`percentile_cont(0.95) within group (order by ${v})`,
   p99: (v) => sql`percentile_cont(0.99) within group (order by ${v})`,
 };
-const COUNT_MATHS = ['total', 'dau', 'unique_session', 'weekly_active', 'monthly_active'];
+export const COUNT_MATHS = ['total', 'dau', 'unique_session', 'weekly_active', 'monthly_active'];
 
 /** The window of the point: the whole range for cumulative/non-time-series displays, else the bucket. */
 export function trendsWindow(raw: RawParams, context: ViewContext, interval: Interval, math: string): LocalRange {
@@ -57,12 +57,7 @@ async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBu
     return filterSql(await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'), 'breakdown_value'), teamId);
   }
   if (type !== 'event' && type !== 'person') throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
-  // `breakdown` is a property name, or a JSON list of them.
-  let key: unknown = raw.breakdown;
-  if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown', 'breakdown is not valid JSON.');
-  if (typeof key === 'number') key = String(key);
-  if (Array.isArray(key) && key.length === 1) key = key[0];
-  if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
+  const key = breakdownKey(raw);
   if (stringParam(raw, 'breakdown_histogram_bin_count') !== undefined) {
     // A histogram bucket arrives as "[lo, hi]": lo <= value < hi.
     const bounds = jsonParam(raw, 'breakdown_value', 'breakdown_value is not valid JSON.');
@@ -72,8 +67,23 @@ async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBu
     const filter = [{ key, value: bounds[0], operator: 'gte', type }, { key, value: bounds[1], operator: 'lt', type }];
     return filterSql(parseFilter(filter, 'breakdown_value'), teamId);
   }
+  return sql`${breakdownValueSql(type, key)} = ${value}`;
+}
+
+/** `breakdown`: a property name, or a JSON list holding one. */
+export function breakdownKey(raw: RawParams): string {
+  let key: unknown = raw.breakdown;
+  if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown', 'breakdown is not valid JSON.');
+  if (typeof key === 'number') key = String(key);
+  if (Array.isArray(key) && key.length === 1) key = key[0];
+  if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
+  return key;
+}
+
+/** The breakdown value of the event row `e`: the property as text, a missing one as "". */
+export function breakdownValueSql(type: 'event' | 'person', key: string): RawBuilder<string> {
   const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
-  return sql`coalesce(${column}->>${key}, '') = ${value}`;
+  return sql<string>`coalesce(${column}->>${key}, '')`;
 }
 
 function valueSql(entity: Entity): RawBuilder<unknown> {

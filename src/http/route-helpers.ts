@@ -1,8 +1,11 @@
 // What several route files share: answering JSON or CSV, a body that may be absent, boolean and
-// required query parameters, and the person a path names.
+// required query parameters, the person a path names, and the context of an analytical query.
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ViewContext } from '../analytics/actors.ts';
+import { slicesFor } from '../analytics/person-slices.ts';
 import type { TeamRow } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import { requiredError, validationError } from '../errors.ts';
 import { toCsv } from '../wire/csv.ts';
 import { projectAccessOf } from './plugins/access.ts';
@@ -33,6 +36,12 @@ export async function emptyBodyAsObject(request: FastifyRequest) {
 /** The person named by the `:id` path parameter, in the project of the request: the target of the persons services. */
 export function personTarget(request: FastifyRequest): { project: TeamRow; id: string } {
   return { project: projectAccessOf(request).project, id: (request.params as { id: string }).id };
+}
+
+/** The project of the request, the time and the person slices an analytical query (a persons view, an insight) runs with. */
+export function viewContextOf(request: FastifyRequest, deps: Deps): ViewContext {
+  const { project } = projectAccessOf(request);
+  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now(), ...slicesFor(deps.config) };
 }
 
 /** A parameter that must be given and not empty; else a 400 `required` naming it. */

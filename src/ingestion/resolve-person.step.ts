@@ -57,7 +57,8 @@ function getOrCreate(batch: PersonBatch, event: PreparedEvent, distinctIds: stri
     batch,
     {
       uuid: personUuid(batch.teamId, distinctIds[0]),
-      properties: initialProperties(event.updates),
+      // As the platform: a person made by capture names the event that made it.
+      properties: { ...initialProperties(event.updates), $creator_event_uuid: event.uuid },
       createdAt: event.timestamp,
       isIdentified: identified,
     },

@@ -20,7 +20,7 @@ test('first sight creates a person from $set_once and $set, stamped with the eve
   const batch = openPersonBatch(7, [], new Map([['u1', null]]));
   const resolved = resolvePerson(batch, prepare({ event: 'e', distinct_id: 'u1', timestamp: '2026-05-01T00:00:00Z', properties: { $set: { a: 1 }, $set_once: { a: 0, b: 2 } } }));
   assert.equal(resolved.person?.uuid, personUuid(7, 'u1'));
-  assert.deepEqual(resolved.person?.properties, { a: 1, b: 2 });
+  assert.deepEqual(resolved.person?.properties, { a: 1, b: 2, $creator_event_uuid: resolved.event.uuid });
   assert.equal(resolved.person?.createdAt.toISOString(), '2026-05-01T00:00:00.000Z');
   assert.equal(resolved.person?.isIdentified, false);
   assert.deepEqual(batch.newDistinctIds.map((entry) => entry.distinctId), ['u1']);
@@ -31,7 +31,8 @@ test('snapshots keep the properties as of each event', () => {
   const first = resolvePerson(batch, prepare({ event: 'e', distinct_id: 'u1', $set: { n: 1 } }));
   const second = resolvePerson(batch, prepare({ event: 'e', distinct_id: 'u1', $set: { n: 2 } }));
   const third = resolvePerson(batch, prepare({ event: 'e', distinct_id: 'u1', properties: { $unset: ['n'] } }));
-  assert.deepEqual([first.personProperties, second.personProperties, third.personProperties], [{ n: 1 }, { n: 2 }, {}]);
+  const made = { $creator_event_uuid: first.event.uuid };
+  assert.deepEqual([first.personProperties, second.personProperties, third.personProperties], [{ n: 1, ...made }, { n: 2, ...made }, made]);
 });
 
 test('$identify with $anon_distinct_id merges the anonymous person into the identified one', () => {
@@ -65,7 +66,7 @@ test('illegal ids never merge; the event still updates its own person', () => {
   const resolved = resolvePerson(batch, prepare({ event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: 'anonymous', $set: { k: 1 } } }));
   assert.deepEqual(resolved.warnings, ['cannot_merge_with_illegal_distinct_id']);
   assert.equal(personOf(batch, 'anonymous'), null);
-  assert.deepEqual(resolved.person?.properties, { k: 1 });
+  assert.deepEqual(resolved.person?.properties, { k: 1, $creator_event_uuid: resolved.event.uuid });
   assert.equal(resolved.person?.isIdentified, false);
 });
 

@@ -1,18 +1,28 @@
 // CSV responses (`format=csv` or `Accept: text/csv`): nested objects become dotted columns
 // (`properties.email`), lists indexed columns (`distinct_ids.0`); the header is the sorted union of
 // every row's columns, as the platform's CSV renderer does.
+//
+// Captured text is hostile and a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`, a tab
+// or a carriage return as a formula (OWASP's CSV injection): such a text cell, header cells
+// included, gets a leading `'` and keeps its text. A JSON number is left as it is (-5 stays -5);
+// text that only looks like a number ("-5") is text and gets the `'` too. csv-stringify's
+// `escape_formulas` does it (it also covers the full-width ＝＋－＠ some spreadsheets read alike).
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { validationError } from '../errors.ts';
 
-type Cell = string;
+/** Text, or a JSON number kept a number so that a negative one is not taken for a formula. */
+type Cell = string | number;
+
+const CSV_OPTIONS = { header: true, escape_formulas: true } as const;
 
 function cellOf(value: unknown): Cell {
   if (value === null || value === undefined) return '';
   // The platform renders Python booleans.
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number') return value;
   return String(value);
 }
 
@@ -43,7 +53,7 @@ export function toCsv(records: readonly object[]): string {
   for (const row of rows) for (const column of Object.keys(row)) columns.add(column);
   const header = [...columns].sort(byCodePoint);
   if (header.length === 0) return '';
-  return stringifySync(rows, { header: true, columns: header });
+  return stringifySync(rows, { ...CSV_OPTIONS, columns: header });
 }
 
 /**
@@ -61,7 +71,7 @@ export function streamCsv(source: () => AsyncIterable<readonly object[]>, knownC
     }
     const header = [...columns].sort(byCodePoint);
     if (header.length === 0) return void output.push(null);
-    const lines = stringify({ header: true, columns: header });
+    const lines = stringify({ ...CSV_OPTIONS, columns: header });
     writer = lines;
     // csv-stringify emits one chunk per record; hand them on in ~64 KiB batches, which costs the
     // reply (and the socket) far fewer writes.

@@ -28,7 +28,20 @@ export const Page = <T extends TSchema>(item: T) =>
   });
 
 /** The `format` query parameter of every endpoint that can answer CSV (checked by wantsCsv). */
-export const FORMAT_QUERY = { format: Type.Optional(Type.String()) };
+export const FORMAT_QUERY = {
+  format: Type.Optional(
+    Type.String({
+      description:
+        '`json` (the default) or `csv` (also chosen by `Accept: text/csv`); anything else is 400. In CSV, nested objects ' +
+        'become dotted columns (`properties.email`) and lists indexed ones (`distinct_ids.0`), under a header of the sorted ' +
+        'union of columns. Captured values are hostile, so a text cell (header cells included) that starts with `=`, `+`, ' +
+        '`-`, `@`, a tab or a carriage return gets a leading `\'` and keeps its text, as OWASP advises against CSV ' +
+        'injection: a spreadsheet shows it as text instead of running it as a formula. JSON numbers are written as they ' +
+        'are (`-5`); a string that reads as a number (`"-5"`) is text and gets the `\'`.',
+      examples: ['csv'],
+    }),
+  ),
+};
 export const FormatQuery = Type.Object({ ...FORMAT_QUERY });
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
@@ -41,7 +54,7 @@ export const UserBasic = Type.Object({
   first_name: Type.String(),
   last_name: Type.String(),
   email: Type.String(),
-  is_email_verified: Nullable(Type.Boolean()),
+  is_email_verified: Type.Boolean(),
   hedgehog_config: Nullable(Type.Record(Type.String(), Type.Unknown())),
 });
 

@@ -23,7 +23,8 @@ export function serializeUser(user: UserRow) {
     first_name: user.first_name,
     last_name: user.last_name,
     email: user.email,
-    is_email_verified: user.is_email_verified,
+    // The reference types it boolean; a user who never verified (stored null) is false.
+    is_email_verified: user.is_email_verified ?? false,
     hedgehog_config: hedgehogConfigOf(user.hedgehog_config),
   };
 }

@@ -150,6 +150,8 @@ describe('console: administration', () => {
     await fill(page, 'Filter 1 value', 'pro');
     await click(page, 'Create cohort');
     await waitForText(page, 'Cohort Pro plan created with 2 persons.');
+    // The notice comes with the answer to the POST; the list is fetched again after it.
+    await waitForText(page, '2 cohorts');
     const shown = await mainText(page);
     assert.match(shown, /Pasted\s+Static\s+2 persons/);
     assert.match(shown, /Pro plan\s+Dynamic\s+2 persons/);

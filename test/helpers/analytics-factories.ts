@@ -2,6 +2,7 @@
 // timestamps (capture is not under test here).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import { setupTestApp, TestClock, type TestContext } from './app.ts';
@@ -57,33 +58,32 @@ export interface AnalyticsContext {
   follow(url: string): Promise<ViewResponse>;
 }
 
-function queryString(params: Record<string, unknown>): string {
+/** Query parameters, structured ones JSON-encoded. */
+export function queryString(params: Record<string, unknown>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }
 
+/** A request of the app, its body parsed when it is JSON. */
+export async function sendJson(app: TestContext['app'], method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown): Promise<ViewResponse> {
+  const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+  let parsed: unknown;
+  try {
+    parsed = res.json();
+  } catch {
+    parsed = null;
+  }
+  return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers as Record<string, unknown> };
+}
+
 /** An app whose clock stands at `now`, one tenant, and request helpers for the views. */
-export async function setupAnalytics(now = '2024-01-20T12:00:00Z'): Promise<AnalyticsContext> {
-  const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false } });
+export async function setupAnalytics(now = '2024-01-20T12:00:00Z', config: Partial<Config> = {}): Promise<AnalyticsContext> {
+  const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false, ...config } });
   const tenant = await makeTenant(ctx.deps.db);
   const teamId = tenant.project.id;
-  const send = async (method: 'GET' | 'POST', url: string, body?: unknown): Promise<ViewResponse> => {
-    const res = await ctx.app.inject({
-      method,
-      url,
-      headers: tenant.headers,
-      ...(body === undefined ? {} : { payload: body as object }),
-    });
-    let parsed: unknown;
-    try {
-      parsed = res.json();
-    } catch {
-      parsed = null;
-    }
-    return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers as Record<string, unknown> };
-  };
+  const send = (method: 'GET' | 'POST', url: string, body?: unknown) => sendJson(ctx.app, method, url, tenant.headers, body);
   return {
     ctx,
     tenant,

@@ -15,8 +15,14 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
+export interface LaunchOptions {
+  viewport?: { width: number; height: number };
+  /** Where downloads are saved (allowed only when given). */
+  downloadPath?: string;
+}
+
 /** Chromium, headless, with a new empty profile. A missing Chromium fails the test, saying what to install. */
-export async function launchChromium(): Promise<LaunchedBrowser> {
+export async function launchChromium(options: LaunchOptions = {}): Promise<LaunchedBrowser> {
   try {
     fs.accessSync(CHROMIUM_PATH, fs.constants.X_OK);
   } catch {
@@ -30,6 +36,8 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     userDataDir,
+    ...(options.viewport ? { defaultViewport: options.viewport } : {}),
+    ...(options.downloadPath ? { downloadBehavior: { policy: 'allow' as const, downloadPath: options.downloadPath } } : {}),
     // posthog-js also drops the events of a browser whose navigator.webdriver is true, which
     // automation and headless mode set.
     ignoreDefaultArgs: ['--enable-automation'],

@@ -5,29 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { buildConsole } from '../../console/build.ts';
+import { launchChromium } from './browser.ts';
 import { setupTestApp, type TestContext } from './app.ts';
 import { makeTenant, type Tenant } from './factories.ts';
-
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export function chromiumPath(): string {
-  const executable = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (!fs.existsSync(executable)) {
-    throw new Error(`Chromium was not found at ${executable}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. The console's browser tests need it.`);
-  }
-  return executable;
-}
 
 export interface ConsoleHarness {
   ctx: TestContext;
@@ -40,22 +22,14 @@ export interface ConsoleHarness {
 
 /** herd with the console, one tenant (owner, project, all-scopes key) and a browser. */
 export async function startConsoleHarness(): Promise<ConsoleHarness> {
-  const executablePath = chromiumPath();
   await buildConsole({ ifStale: true });
+  const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-downloads-'));
+  const launched = await launchChromium({ viewport: { width: 1280, height: 900 }, downloadPath: downloads });
   const ctx = await setupTestApp();
   const tenant = await makeTenant(ctx.deps.db);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = ctx.app.server.address() as AddressInfo;
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-chromium-'));
-  const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-downloads-'));
-  const browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    userDataDir,
-    args: CHROMIUM_FLAGS,
-    defaultViewport: { width: 1280, height: 900 },
-    downloadBehavior: { policy: 'allow', downloadPath: downloads },
-  });
+  const browser = launched.browser;
   return {
     ctx,
     tenant,
@@ -63,9 +37,8 @@ export async function startConsoleHarness(): Promise<ConsoleHarness> {
     browser,
     downloads,
     async close() {
-      await browser.close();
+      await launched.close();
       await ctx.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
       fs.rmSync(downloads, { recursive: true, force: true });
     },
   };

@@ -50,3 +50,9 @@ export async function countPersons(db: Db, teamId: number): Promise<number> {
 export function eventsOf(db: Db, teamId: number) {
   return db.selectFrom('events').selectAll().where('team_id', '=', teamId).orderBy('id').execute();
 }
+
+/** The uuid of the first event stored for `distinctId`: the event that made its person, as `$creator_event_uuid` names it. */
+export async function firstEventUuid(db: Db, teamId: number, distinctId: string): Promise<string> {
+  const row = await db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('distinct_id', '=', distinctId).orderBy('id').limit(1).executeTakeFirstOrThrow();
+  return row.uuid;
+}

@@ -4,7 +4,7 @@ import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { personUuid } from '../../src/ingestion/uuid.ts';
 import { makeTenant, type Tenant } from '../helpers/factories.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
-import { countPersons, eventsOf, personByDistinctId, post } from './capture-helpers.ts';
+import { countPersons, eventsOf, firstEventUuid, personByDistinctId, post } from './capture-helpers.ts';
 
 let ctx: TestContext;
 let tenant: Tenant;
@@ -21,17 +21,36 @@ async function send(...batch: object[]) {
 }
 const person = (distinctId: string) => personByDistinctId(ctx.deps.db, tenant.project.id, distinctId);
 const eventsNamed = async (name: string) => (await eventsOf(ctx.deps.db, tenant.project.id)).filter((event) => event.event === name);
+/** `$creator_event_uuid` of the person `distinctId` made: its first event's uuid. */
+const creator = async (distinctId: string) => ({ $creator_event_uuid: await firstEventUuid(ctx.deps.db, tenant.project.id, distinctId) });
 
 describe('persons from capture', () => {
   test('first sight creates the person, created at the event time, with a deterministic uuid', async () => {
     await send({ event: 'pageview', distinct_id: 'create-1', timestamp: '2026-05-01T08:00:00.000Z', properties: { $set_once: { first: 'a' }, $set: { plan: 'free' } } });
     const created = await person('create-1');
     assert.ok(created);
-    assert.deepEqual(created.properties, { first: 'a', plan: 'free' });
+    assert.deepEqual(created.properties, { first: 'a', plan: 'free', ...(await creator('create-1')) });
     assert.equal(created.created_at.toISOString(), '2026-05-01T08:00:00.000Z');
     assert.equal(created.uuid, personUuid(tenant.project.id, 'create-1'));
     assert.equal(created.is_identified, false);
     assert.deepEqual(created.distinct_ids, ['create-1']);
+  });
+
+  test('a person made by capture names its creating event in $creator_event_uuid, and keeps it', async () => {
+    const uuids = ['0190a0a0-0000-7000-8000-000000000001', '0190a0a0-0000-7000-8000-000000000002', '0190a0a0-0000-7000-8000-000000000003'];
+    // The event's own uuid wins over a $set of the key, as the platform sets it after the sets.
+    await send(
+      { event: 'first', distinct_id: 'creator-1', uuid: uuids[0], $set: { $creator_event_uuid: 'spoofed', plan: 'free' } },
+      { event: 'second', distinct_id: 'creator-1', uuid: uuids[1], $set: { plan: 'pro' } },
+    );
+    assert.deepEqual((await person('creator-1'))?.properties, { plan: 'pro', $creator_event_uuid: uuids[0] });
+    // A person made by a merge of two new ids names the merging event.
+    await send({ event: '$identify', distinct_id: 'creator-user', uuid: uuids[2], properties: { $anon_distinct_id: 'creator-anon' } });
+    assert.deepEqual((await person('creator-anon'))?.properties, { $creator_event_uuid: uuids[2] });
+    // Personless events make no person, so they name none; the first person-processed one does.
+    await send({ event: 'anon', distinct_id: 'creator-2', properties: { $process_person_profile: false } }, { event: 'later', distinct_id: 'creator-2' });
+    const [later] = await eventsNamed('later');
+    assert.deepEqual((await person('creator-2'))?.properties, { $creator_event_uuid: later.uuid });
   });
 
   test('$set, $set_once and $unset in properties and at the top level, in their order', async () => {
@@ -44,7 +63,7 @@ describe('persons from capture', () => {
       // set then unset of an existing key removes it; of a new key the set wins
       { event: 'e', distinct_id: 'props-1', $set: { b: 5, fresh: 1 }, $unset: ['b', 'fresh'] },
     );
-    assert.deepEqual((await person('props-1'))?.properties, { a: 'top', c: 3, n: null, fresh: 1 });
+    assert.deepEqual((await person('props-1'))?.properties, { a: 'top', c: 3, n: null, fresh: 1, ...(await creator('props-1')) });
   });
 
   test('events of one request apply in order and each event keeps the properties as of itself', async () => {
@@ -54,9 +73,11 @@ describe('persons from capture', () => {
       { event: 'snapshot', distinct_id: 'order-1', properties: { $unset: ['step'] } },
     );
     const events = await eventsNamed('snapshot');
-    assert.deepEqual(events.map((event) => event.person_properties), [{ step: 1 }, { step: 2 }, {}]);
+    const made = await creator('order-1');
+    assert.equal(made.$creator_event_uuid, events[0].uuid);
+    assert.deepEqual(events.map((event) => event.person_properties), [{ step: 1, ...made }, { step: 2, ...made }, made]);
     const stored = await person('order-1');
-    assert.deepEqual(stored?.properties, {});
+    assert.deepEqual(stored?.properties, made);
     assert.ok(events.every((event) => event.person_id === stored?.id));
   });
 
@@ -71,7 +92,8 @@ describe('persons from capture', () => {
     assert.equal(merged.id, userBefore.id);
     assert.equal(merged.uuid, userBefore.uuid);
     assert.deepEqual(merged.distinct_ids, ['user-1', 'anon-1']);
-    assert.deepEqual(merged.properties, { source: 'ad', shared: 'user', email: 'u1@example.com' });
+    // The surviving person's own creator wins over the merged one's.
+    assert.deepEqual(merged.properties, { source: 'ad', shared: 'user', email: 'u1@example.com', ...(await creator('user-1')) });
     assert.equal(merged.created_at.toISOString(), '2026-04-01T00:00:00.000Z');
     assert.equal(merged.is_identified, true);
     const gone = await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', tenant.project.id).where('id', '=', anonBefore.id).executeTakeFirst();
@@ -123,7 +145,7 @@ describe('persons from capture', () => {
     await send({ event: '$identify', distinct_id: 'plain-identify', properties: { $set: { k: 1 } } });
     const stored = await person('plain-identify');
     assert.equal(stored?.is_identified, false);
-    assert.deepEqual(stored?.properties, { k: 1 });
+    assert.deepEqual(stored?.properties, { k: 1, ...(await creator('plain-identify')) });
   });
 
   test('$create_alias attaches the alias to the person', async () => {
@@ -141,7 +163,7 @@ describe('persons from capture', () => {
     const a = await person('id-a');
     const b = await person('id-b');
     assert.notEqual(a?.id, b?.id);
-    assert.deepEqual(a?.properties, { tried: true });
+    assert.deepEqual(a?.properties, { tried: true, ...(await creator('id-a')) });
     await send({ event: '$merge_dangerously', distinct_id: 'id-a', properties: { alias: 'id-b' } });
     const merged = await person('id-b');
     assert.equal(merged?.id, a?.id);
@@ -177,10 +199,11 @@ describe('persons from capture', () => {
     await send({ event: 'e', distinct_id: 'somebody', $set: { kept: 1 } });
     await send({ event: 'personless known', distinct_id: 'somebody', properties: { $process_person_profile: false, $set: { kept: 2 } } });
     const somebody = await person('somebody');
-    assert.deepEqual(somebody?.properties, { kept: 1 });
+    const made = await creator('somebody');
+    assert.deepEqual(somebody?.properties, { kept: 1, ...made });
     const [known] = await eventsNamed('personless known');
     assert.equal(known.person_id, somebody?.id);
-    assert.deepEqual(known.person_properties, { kept: 1 });
+    assert.deepEqual(known.person_properties, { kept: 1, ...made });
   });
 
   test('automatic person properties: listed event properties go to $set and first values to $initial_*, $os_name stands in for $os', async () => {
@@ -192,6 +215,7 @@ describe('persons from capture', () => {
     assert.deepEqual((await person('auto-1'))?.properties, {
       $browser: 'Chrome', $os: 'Linux', utm_source: 'ad', $current_url: 'explicit',
       $initial_browser: 'Firefox', $initial_os: 'iOS', $initial_utm_source: 'ad', $initial_current_url: 'https://a.example/',
+      ...(await creator('auto-1')),
     });
   });
 
@@ -222,30 +246,31 @@ describe('persons from capture', () => {
 
   test('survey shown records $survey_last_seen_date; $exception never changes an existing person', async () => {
     await send({ event: 'survey shown', distinct_id: 'survey-1', timestamp: '2026-05-20T10:00:00.000Z' });
-    assert.deepEqual((await person('survey-1'))?.properties, { $survey_last_seen_date: '2026-05-20T10:00:00.000Z' });
+    assert.deepEqual((await person('survey-1'))?.properties, { $survey_last_seen_date: '2026-05-20T10:00:00.000Z', ...(await creator('survey-1')) });
     await send({ event: '$exception', distinct_id: 'exception-1', $set: { first: 1 } }, { event: '$exception', distinct_id: 'exception-1', $set: { first: 2, second: 2 } });
-    assert.deepEqual((await person('exception-1'))?.properties, { first: 1 });
+    assert.deepEqual((await person('exception-1'))?.properties, { first: 1, ...(await creator('exception-1')) });
   });
 
-  test('$groupidentify makes a person without properties', async () => {
+  test('$groupidentify makes a person without properties of its own (only its creator event)', async () => {
     await send({ event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $set: { ignored: 1 } } });
-    assert.deepEqual((await person('$company_acme'))?.properties, {});
+    assert.deepEqual((await person('$company_acme'))?.properties, await creator('$company_acme'));
   });
 });
 
 describe('ingestEvents for the persons API', () => {
   test('inside a caller transaction: $set then $delete_person_property, recorded in the same transaction', async () => {
     await send({ event: 'e', distinct_id: 'api-1', $set: { keep: 1, drop: 2 } });
+    const made = await creator('api-1');
     await ctx.deps.db.transaction().execute(async (trx) => {
       await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }]);
       await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } }]);
       const inside = await trx.selectFrom('persons').select('properties').where('team_id', '=', tenant.project.id).where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
-      assert.deepEqual(inside?.properties, { keep: 1, added: true });
+      assert.deepEqual(inside?.properties, { keep: 1, added: true, ...made });
     });
-    assert.deepEqual((await person('api-1'))?.properties, { keep: 1, added: true });
+    assert.deepEqual((await person('api-1'))?.properties, { keep: 1, added: true, ...made });
     const events = await eventsOf(ctx.deps.db, tenant.project.id);
     const deleted = events.find((event) => event.event === '$delete_person_property');
-    assert.deepEqual(deleted?.person_properties, { keep: 1, added: true });
+    assert.deepEqual(deleted?.person_properties, { keep: 1, added: true, ...made });
   });
 
   test('a rolled-back caller transaction leaves nothing behind', async () => {
@@ -267,7 +292,7 @@ describe('rare write paths', () => {
     const created = await person('collide-1');
     assert.ok(created);
     assert.notEqual(created.uuid, taken);
-    assert.deepEqual(created.properties, { mine: true });
+    assert.deepEqual(created.properties, { mine: true, ...(await creator('collide-1')) });
     const [event] = await eventsNamed('collide');
     assert.equal(event.person_id, created.id);
   });
@@ -285,7 +310,7 @@ describe('rare write paths', () => {
     );
     const merged = await person('step-anon');
     assert.deepEqual(merged?.distinct_ids, ['step-user', 'step-anon']);
-    assert.deepEqual(merged?.properties, { a: 1, u: 1 });
+    assert.deepEqual(merged?.properties, { a: 1, u: 1, ...(await creator('step-user')) });
     const collided = await person('collide-2');
     assert.ok(collided);
     assert.equal((await eventsNamed('collide two'))[0].person_id, collided.id);
@@ -296,8 +321,12 @@ describe('rare write paths', () => {
     await send(...batch);
     const events = await eventsNamed('large batch');
     assert.equal(events.length, 4500);
-    assert.deepEqual(events.slice(0, 3).map((event) => event.person_properties), [{ last: 0 }, { last: 1 }, { last: 2 }]);
-    assert.deepEqual((await person('large-5'))?.properties, { last: 4405 });
-    assert.deepEqual((await person('large-2199'))?.properties, { last: 4399 });
+    // Each of the first three events made its person.
+    assert.deepEqual(
+      events.slice(0, 3).map((event) => event.person_properties),
+      events.slice(0, 3).map((event, last) => ({ last, $creator_event_uuid: event.uuid })),
+    );
+    assert.deepEqual((await person('large-5'))?.properties, { last: 4405, ...(await creator('large-5')) });
+    assert.deepEqual((await person('large-2199'))?.properties, { last: 4399, ...(await creator('large-2199')) });
   });
 });

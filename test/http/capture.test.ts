@@ -127,7 +127,7 @@ describe('capture payload shapes', () => {
     const [event] = await eventsNamed('odd\uFFFDtext');
     assert.equal(event.distinct_id, 'odd\uFFFDid');
     assert.equal(event.properties['k\uFFFD'], 'v\uFFFD');
-    assert.deepEqual((await personByDistinctId(ctx.deps.db, tenant.project.id, 'odd\uFFFDid'))?.properties, { 'n\uFFFD': '\uFFFD' });
+    assert.deepEqual((await personByDistinctId(ctx.deps.db, tenant.project.id, 'odd\uFFFDid'))?.properties, { 'n\uFFFD': '\uFFFD', $creator_event_uuid: event.uuid });
   });
 
   test('odd but valid values are accepted: huge offsets, far dates, deep and unicode properties', async () => {

@@ -26,7 +26,7 @@ test('0007 links stored personless events and leaves placeholders for the ids wi
     });
     await db.insertInto('events').values([event('known', null), event('known', person.id), event('stranger', null), event('stranger', null)]).execute();
 
-    assert.deepEqual(await migrateToLatest(db), ['0007_personless_ids', '0009_scale_out']);
+    assert.deepEqual(await migrateToLatest(db), ['0007_personless_ids', '0008_events_person_order', '0009_scale_out']);
     const events = await db.selectFrom('events').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).orderBy('id').execute();
     assert.deepEqual(events.map((row) => row.person_id), [person.id, person.id, null, null]);
     const ids = await db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).orderBy('distinct_id').execute();

@@ -40,9 +40,11 @@ test('posthog-node: capture, identify, alias, person properties, personless capt
   // The anonymous id had the person first, so sdk-user joined it.
   assert.deepEqual(person.distinct_ids, ['sdk-anon', 'sdk-user', 'sdk-alias']);
   assert.equal(person.is_identified, true);
-  assert.deepEqual(person.properties, { email: 'sdk@example.com', first_seen: 'pricing' });
 
   const events = await eventsOf(ctx.deps.db, tenant.project.id);
+  // The first capture made the person.
+  const made = { $creator_event_uuid: events[0].uuid };
+  assert.deepEqual(person.properties, { email: 'sdk@example.com', first_seen: 'pricing', ...made });
   assert.deepEqual(
     events.map((event) => event.event),
     ['page viewed', '$identify', '$create_alias', '$set', '$set', 'server job ran'],
@@ -50,8 +52,8 @@ test('posthog-node: capture, identify, alias, person properties, personless capt
   const [pageView, identify, , setPlan, unsetPlan, personless] = events;
   assert.equal(pageView.properties.$lib, 'posthog-node');
   assert.equal(pageView.person_id, person.id);
-  assert.deepEqual(pageView.person_properties, {});
-  assert.deepEqual(identify.person_properties, { email: 'sdk@example.com', first_seen: 'pricing' });
+  assert.deepEqual(pageView.person_properties, made);
+  assert.deepEqual(identify.person_properties, { email: 'sdk@example.com', first_seen: 'pricing', ...made });
   assert.equal(setPlan.person_properties.plan, 'pro');
   assert.equal(unsetPlan.person_properties.plan, undefined);
   assert.equal(personless.person_id, null);

@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { authenticate } from '../../modules/access/access.service.ts';
 import { jsonTypeName } from '../../json-shape.ts';
 import { AppError, methodNotAllowed, notFound, payloadTooLarge, serverError, validationError } from '../../errors.ts';
+import { drainBoundOf, drainRequest } from './drain-body.ts';
 
 interface AjvError {
   keyword: string;
@@ -15,7 +16,8 @@ interface AjvError {
   data?: unknown;
 }
 
-const TYPE_MESSAGES: Record<string, string> = {
+/** DRF's words for a value that is not of the declared type. */
+export const TYPE_MESSAGES: Record<string, string> = {
   string: 'Not a valid string.',
   integer: 'A valid integer is required.',
   number: 'A valid number is required.',
@@ -137,8 +139,11 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
     }
   });
 
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
+    // Fastify's body parsers refuse a body before its end (and close the connection after the
+    // answer): the client still writing it must get to read the answer.
+    if (appError && error.code?.startsWith('FST_ERR_CTP_')) await drainRequest(request.raw, drainBoundOf(request.routeOptions.bodyLimit));
     if (appError) return sendError(reply, appError);
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, serverError());

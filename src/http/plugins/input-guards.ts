@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
 import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
 import { MAX_LIMIT } from '../../wire/page.ts';
+import { TYPE_MESSAGES } from './errors.ts';
 
 /** The dotted path of the first string or key holding a NUL character, or null. */
 export function nulPath(value: unknown, path: string): string | null {
@@ -88,14 +89,45 @@ function choiceHint(property: PropertySchema): string {
   return ` Choose ${named.slice(0, -1).join(', ')} or ${named[named.length - 1]}.`;
 }
 
-const isNumeric = (type: unknown) => type === 'integer' || type === 'number';
 const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
+
+// The JSON kinds a scalar of each declared type may arrive as, as DRF reads them: a string field
+// takes a number, a number field its text, a boolean field "true" or 1.
+const SCALAR_KINDS: Record<string, string[]> = {
+  string: ['string', 'number'],
+  integer: ['number', 'string'],
+  number: ['number', 'string'],
+  boolean: ['boolean', 'string', 'number'],
+  null: ['null'],
+};
+
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value);
+
+/** The kinds a scalar schema (or a union of scalars) accepts; null for any other schema (lists, objects, anything). */
+function scalarKinds(schema: PropertySchema | undefined): Set<string> | null {
+  if (!schema) return null;
+  const kinds = new Set<string>();
+  for (const option of schema.anyOf ?? [schema]) {
+    const accepted = typeof option.type === 'string' ? SCALAR_KINDS[option.type] : undefined;
+    if (!accepted) return null;
+    for (const kind of accepted) kinds.add(kind);
+  }
+  return kinds;
+}
+
+/** What a refused scalar hears: the message of the schema's first declared type. */
+function scalarMessage(schema: PropertySchema): string {
+  const first = (schema.anyOf ?? [schema]).find((option) => option.type !== 'null');
+  return TYPE_MESSAGES[String(first?.type)] ?? 'Invalid input.';
+}
 
 /**
  * Ajv coerces for the query string's sake (`ids=1` → [1]), and that would also make a body's
- * ["a"] or true into the string "a"/"true", 5 into [5], true into 1 or [15] into 15. As DRF: a
- * string field takes a string or a number, a number field a number or its text, a choice field
- * one of its choices or its text (null included: not a choice), a list field only a list.
+ * ["a"] or true into the string "a"/"true", 5 into [5], true into 1, [15] into 15, a list item
+ * [1] into "1" and null into "". As DRF: a scalar field takes a scalar of its kinds (a choice
+ * field one of its choices or its text; null is no choice), a list field only a list whose every
+ * item is a scalar of the item's kinds: a nested list, an object or a null item is refused,
+ * naming the item (`ids.0`), before anything reads it.
  */
 function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
   if (!schema?.properties || body === null || typeof body !== 'object' || Array.isArray(body)) return;
@@ -111,19 +143,14 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     }
     if (value === null) continue;
     const property = unwrapNullable(declared);
-    if (property.type === 'string' && typeof value !== 'string' && typeof value !== 'number') {
-      throw validationError('Not a valid string.', key);
-    }
-    if (isNumeric(property.type) && typeof value !== 'number' && typeof value !== 'string') {
-      throw validationError('A valid integer is required.', key);
-    }
-    if (property.type === 'array' && !Array.isArray(value)) {
-      throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
-    }
-    if (property.type === 'array' && isNumeric(property.items?.type)) {
-      const index = (value as unknown[]).findIndex((item) => typeof item !== 'number' && typeof item !== 'string');
-      if (index !== -1) throw validationError('A valid integer is required.', `${key}.${index}`);
-    }
+    const kinds = scalarKinds(property);
+    if (kinds && !kinds.has(kindOf(value))) throw validationError(scalarMessage(property), key);
+    if (property.type !== 'array') continue;
+    if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
+    const itemKinds = scalarKinds(property.items);
+    if (!itemKinds) continue;
+    const index = value.findIndex((item) => !itemKinds.has(kindOf(item)));
+    if (index !== -1) throw validationError(scalarMessage(property.items as PropertySchema), `${key}.${index}`);
   }
 }
 

@@ -17,6 +17,8 @@ export async function registerOpenApi(app: FastifyInstance) {
       },
       security: [{ PersonalApiKey: [] }],
     },
+    // Shared schemas with an $id (the insight answers) appear under that name in components.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/api/schema/docs', uiConfig: { url: '/api/schema/' } });
   app.get('/api/schema', { schema: { hide: true } }, async () => app.swagger());

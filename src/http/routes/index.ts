@@ -2,6 +2,7 @@
 import type { RouteModule } from '../route-module.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
 import { healthRoutes } from './health.routes.ts';
+import { insightRoutes } from './insights.routes.ts';
 import { memberRoutes } from './members.routes.ts';
 import { organizationRoutes } from './organizations.routes.ts';
 import { personAnalyticsRoutes } from './person-analytics.routes.ts';
@@ -17,4 +18,4 @@ import { personViewRoutes } from './persons-views.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes, consoleRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, insightRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes, consoleRoutes];

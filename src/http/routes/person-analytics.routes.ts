@@ -3,7 +3,6 @@
 // `next` link.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.ts';
 import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
 import { funnelActors } from '../../analytics/funnel.query.ts';
 import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
@@ -16,10 +15,9 @@ import { trendsActors } from '../../analytics/trends.query.ts';
 import { Person } from '../../modules/persons/persons.schemas.ts';
 import { toCsv, wantsCsv } from '../../wire/csv.ts';
 import type { PageRequest } from '../../wire/page.ts';
-import { errorResponses, Nullable, ProjectParams } from '../../wire/schemas.ts';
+import { errorResponses, FORMAT_QUERY, Nullable, ProjectParams } from '../../wire/schemas.ts';
 import { requestBaseUrl } from '../pagination.ts';
-import { projectAccessOf } from '../plugins/access.ts';
-import { sendCsv } from '../route-helpers.ts';
+import { sendCsv, viewContextOf } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
 const ActorsEnvelope = Type.Object({
   results: Type.Array(Type.Object({ people: Type.Array(Person), count: Type.Integer() })),
@@ -37,7 +35,7 @@ const RetentionEnvelope = Type.Object({
 
 /** The documented query parameters of a view (JSON-encoded where structured); others pass through. */
 const Query = (names: string[]) =>
-  Type.Object(Object.fromEntries(names.map((name) => [name, Type.Optional(Type.String())])), { additionalProperties: true });
+  Type.Object(Object.fromEntries(names.map((name) => [name, name === 'format' ? FORMAT_QUERY.format : Type.Optional(Type.String())])), { additionalProperties: true });
 const COMMON = ['date_from', 'date_to', 'explicit_date', 'properties', 'search', 'limit', 'offset', 'format'];
 const ENTITY = ['events', 'actions', 'entity_id', 'entity_type', 'entity_math', 'entity_order', 'interval'];
 const FUNNEL = ['events', 'actions', 'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'breakdown', 'breakdown_type', 'funnel_window_interval',
@@ -89,11 +87,6 @@ function absoluteUrl(request: FastifyRequest, siteUrl: string | null, offsetKey?
   return `${requestBaseUrl(request, siteUrl)}${url.pathname}${url.search}`;
 }
 
-function contextOf(request: FastifyRequest, deps: Deps): ViewContext {
-  const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now() };
-}
-
 export const personAnalyticsRoutes: RouteModule = (app, deps) => {
   const tags = ['persons'];
   const access = { scopes: ['person:read'], project: 'project_id', tier: 'analytics' as const };
@@ -113,7 +106,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
         const offsetKey = spec.offsetKey ?? 'offset';
         const csv = wantsCsv(request);
         const page = pageParams(raw, limitKey, offsetKey);
-        const result = await spec.view(contextOf(request, deps), raw, page);
+        const result = await spec.view(viewContextOf(request, deps), raw, page);
         if (csv) return sendCsv(reply, toCsv(result.people as unknown as Record<string, unknown>[]), 'persons.csv');
         const hasMore = (spec.hasMoreAfterDrop ? result.people.length : result.rawCount) >= page.limit;
         return {
@@ -135,7 +128,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
     const raw = mergeParams(request.query, undefined);
     const csv = wantsCsv(request);
     const page = pageParams(raw);
-    const { result, rawCount, missing } = await retentionActors(contextOf(request, deps), raw, page);
+    const { result, rawCount, missing } = await retentionActors(viewContextOf(request, deps), raw, page);
     if (csv) return sendCsv(reply, toCsv(result as unknown as Record<string, unknown>[]), 'retention.csv');
     return {
       result,

@@ -37,7 +37,7 @@ export async function findOrCreateUser(db: Db, input: NewUser, now: Date): Promi
       email: input.email,
       first_name: input.first_name ?? '',
       last_name: input.last_name ?? '',
-      is_email_verified: null,
+      is_email_verified: false,
       hedgehog_config: null,
       role_at_organization: null,
       last_login: null,

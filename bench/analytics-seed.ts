@@ -1,0 +1,32 @@
+// The analytics benches' data: N events over a month in arrival order, one person per 10 events
+// (unless told), written by bulk SQL generators, then vacuumed and analyzed.
+import { sql } from 'kysely';
+import type { DatabaseHandle } from '../src/db/database.ts';
+
+export const SEED_DAYS = 30;
+export const SEED_END = new Date('2024-02-01T00:00:00Z');
+
+/** Seeds a project's persons and events; answers the milliseconds it took. */
+export async function seedAnalytics(handle: DatabaseHandle, teamId: number, events: number, persons: number): Promise<number> {
+  const { db } = handle;
+  const started = performance.now();
+  await sql`insert into persons (team_id, uuid, properties, created_at)
+    select ${teamId}, gen_random_uuid(), jsonb_build_object('email', 'user' || g || '@example.com', 'plan', case when g % 5 = 0 then 'pro' else 'free' end),
+      ${SEED_END}::timestamptz - ${SEED_DAYS + 10} * interval '1 day' + (g % ${SEED_DAYS + 10}) * interval '1 day'
+    from generate_series(1, ${persons}) g`.execute(db);
+  await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
+    select team_id, 'user-' || id, id from persons where team_id = ${teamId}`.execute(db);
+  const base = await sql<{ min: number }>`select min(id) as min from persons where team_id = ${teamId}`.execute(db);
+  const first = Number(base.rows[0].min);
+  // Event mix: half pageviews, then signups, purchases and noise, over the last 30 days in arrival
+  // order (as ingestion writes them), each event from a pseudo-random person.
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+    select ${teamId}, gen_random_uuid(),
+      case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
+      'user-' || pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
+      ${SEED_END}::timestamptz - (1 - g::float8 / ${events}) * ${SEED_DAYS} * interval '1 day'
+    from (select g, random() as r, ${first} + (hashint4(g) & 2147483647) % ${persons} as pid from generate_series(1, ${events}) g) s`.execute(db);
+  // What autovacuum would have done by the time anyone queries: statistics and the visibility map.
+  await sql`vacuum analyze`.execute(db);
+  return performance.now() - started;
+}

@@ -1,0 +1,77 @@
+// A funnel's numbers per step, added up over the person slices (person-slices.ts): how many persons
+// reached each step, and the seconds between the first time each of them reached the step before
+// and the first time they reached it (mean, and median over the gaps of every slice).
+import { sql, type RawBuilder } from 'kysely';
+import type { ViewContext } from '../actors.ts';
+import { funnelReachSql } from '../funnel-reach.ts';
+import type { FunnelSpec } from '../funnel-steps.ts';
+import { acrossSlices } from '../person-slices.ts';
+
+export interface StepNumbers {
+  /** Persons reaching each step. */
+  counts: number[];
+  averages: (number | null)[];
+  medians: (number | null)[];
+}
+
+/** What to count: rows `f` of funnelReachSql joined or narrowed as needed, grouped by `group`. */
+export type CountShape = (persons: RawBuilder<unknown>, sliced: FunnelSpec) => { from: RawBuilder<unknown>; group: RawBuilder<unknown> };
+
+interface Partial {
+  counts: number[];
+  sums: number[];
+  timed: number[];
+  gaps: number[][];
+}
+
+function columnsOf(spec: FunnelSpec): RawBuilder<unknown> {
+  const columns: RawBuilder<unknown>[] = [];
+  spec.steps.forEach((_, i) => {
+    const k = i + 1;
+    const reached = sql`f.steps >= ${sql.lit(k)}`;
+    columns.push(sql`count(*) filter (where ${reached}) as ${sql.ref(`c${k}`)}`);
+    if (k === 1) return;
+    // Unordered attempts carry no per-step times: their conversion times are null.
+    const gap = spec.order === 'unordered' ? sql`null::float8` : sql`extract(epoch from f.reached[${sql.lit(k)}] - f.reached[${sql.lit(k - 1)}])::float8`;
+    columns.push(sql`sum(${gap}) filter (where ${reached}) as ${sql.ref(`s${k}`)}`);
+    columns.push(sql`count(${gap}) filter (where ${reached}) as ${sql.ref(`n${k}`)}`);
+    columns.push(sql`array_agg(${gap}) filter (where ${reached} and ${gap} is not null) as ${sql.ref(`g${k}`)}`);
+  });
+  return sql.join(columns);
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The step numbers of each group (key: the group's value as text, '' when ungrouped). */
+export async function stepNumbers(context: ViewContext, spec: FunnelSpec, shape: CountShape): Promise<Map<string, StepNumbers & { value: string }>> {
+  const n = spec.steps.length;
+  const parts = await acrossSlices(context, async (slice) => {
+    const sliced = { ...spec, slice };
+    const { from, group } = shape(funnelReachSql(context, sliced), sliced);
+    return (await sql<Record<string, unknown>>`select ${group} as value, ${columnsOf(spec)} from ${from} group by 1`.execute(context.db)).rows;
+  });
+  const merged = new Map<string, Partial & { value: string }>();
+  for (const row of parts.flat()) {
+    const key = JSON.stringify(row.value);
+    const into = merged.get(key) ?? { value: row.value as string, counts: Array(n).fill(0), sums: Array(n).fill(0), timed: Array(n).fill(0), gaps: Array.from({ length: n }, (): number[] => []) };
+    merged.set(key, into);
+    for (let k = 1; k <= n; k++) {
+      into.counts[k - 1] += Number(row[`c${k}`] ?? 0);
+      if (k === 1) continue;
+      into.sums[k - 1] += Number(row[`s${k}`] ?? 0);
+      into.timed[k - 1] += Number(row[`n${k}`] ?? 0);
+      into.gaps[k - 1].push(...((row[`g${k}`] as unknown[] | null) ?? []).map(Number));
+    }
+  }
+  return new Map([...merged.values()].map((part) => [String(part.value ?? ''), {
+    value: part.value,
+    counts: part.counts,
+    averages: part.counts.map((_, i) => (i > 0 && part.timed[i] > 0 ? part.sums[i] / part.timed[i] : null)),
+    medians: part.gaps.map((gaps, i) => (i > 0 ? median(gaps) : null)),
+  }]));
+}

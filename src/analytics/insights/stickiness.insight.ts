@@ -1,0 +1,54 @@
+// Stickiness (`shown_as=Stickiness`): for each entity, how many persons were active in exactly
+// N of the range's intervals, N = 1 … the number of intervals; each bar links to the stickiness
+// persons view with `stickiness_days=N`.
+import { sql } from 'kysely';
+import { validationError } from '../../errors.ts';
+import type { ViewContext } from '../actors.ts';
+import { bucketSql, localSql, rangeSql } from '../date-range.ts';
+import { andSql } from '../filters.ts';
+import { intervalParam, rangeParam, type RawParams } from '../params.ts';
+import { bucketStarts } from './buckets.ts';
+import { personsUrl, rangeParams } from './links.ts';
+import { earliestEvent } from './trend-series.query.ts';
+import { actionOf, entityPoint, labelOf, seriesEntities, seriesWhere, type TrendSeries } from './series.ts';
+
+export function refuseBreakdown(raw: RawParams, shownAs: string): void {
+  if (raw.breakdown !== undefined && raw.breakdown !== null && raw.breakdown !== '') {
+    throw validationError(`Breakdowns are not supported with shown_as=${shownAs}.`, 'breakdown');
+  }
+}
+
+export async function stickinessInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+  refuseBreakdown(raw, 'Stickiness');
+  const entities = await seriesEntities(context, raw);
+  const interval = intervalParam(raw);
+  const requested = rangeParam(raw, context, interval);
+  const series: TrendSeries[] = [];
+  for (const entity of entities) {
+    const where = [...(await seriesWhere(context, raw, entity)), sql`e.person_id is not null`];
+    const from = requested.from ?? (await earliestEvent({ context, where, measure: { kind: 'aggregate', value: sql`count(*)` }, group: sql`''`, interval }));
+    const intervals = from ? bucketStarts(from, new Date(requested.to.getTime() - 1), interval).length : 0;
+    const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
+    const { rows } = await sql<{ n: number; persons: number }>`
+      select s.n, count(*) as persons from (
+        select e.person_id, count(distinct ${bucket}) as n
+        from events e where ${andSql([...where, rangeSql(sql.ref('e.timestamp'), requested, context.timezone)])}
+        group by e.person_id
+      ) s group by s.n`.execute(context.db);
+    const byCount = new Map(rows.map((row) => [Number(row.n), Number(row.persons)]));
+    const days = Array.from({ length: intervals }, (_, i) => i + 1);
+    const data = days.map((n) => byCount.get(n) ?? 0);
+    series.push({
+      action: actionOf(entity),
+      label: labelOf(entity),
+      count: data.reduce((total, value) => total + value, 0),
+      data,
+      days,
+      labels: days.map((n) => `${n} ${interval}${n === 1 ? '' : 's'}`),
+      persons_urls: days.map((n) => ({
+        url: personsUrl(context.teamId, 'stickiness', raw, { ...entityPoint(entity), ...rangeParams(requested), stickiness_days: n }),
+      })),
+    });
+  }
+  return series;
+}
