@@ -80,8 +80,8 @@ export async function dropCitusDatabase(baseUrl: string, workers: CitusNode[], n
   }
 }
 
-// Queries that may run on many shards: those over events (spread over every worker by distinct id;
-// the views of one project fan out by design), and the weekly deletion batch's listing of every
+// Queries that may run on many shards: those over events of one project (spread over every worker
+// by distinct id; the views of one project fan out by design, never across projects), and the weekly deletion batch's listing of every
 // project's pending tasks. Every other query must be routed to one shard (or to one copy of a
 // reference table); Citus raises an error for it otherwise.
 const MAY_FAN_OUT = [/\bevents\b/, /^select .* from "deletion_tasks" inner join "teams"/s];
@@ -104,6 +104,8 @@ export function allowFanOut(client: pg.PoolClient): void {
         throw error;
       });
     }
+    // Fan-out over events stays within one project: the query names the project's team_id.
+    if (/\bevents\b/.test(text) && !/team_id/.test(text)) throw new Error(`a query over events that names no project (no team_id): ${text}`);
     await query(`set citus.multi_task_query_log_level = 'off'`);
     try {
       return await query(text, values);

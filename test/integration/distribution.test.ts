@@ -65,11 +65,25 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
       // Each shard asked for its own rows: where the events really are, not where they would go.
       const { rows } = await sql<{ nodes: number; shards: number }>`
         select count(distinct s.nodeport)::int as nodes, count(*)::int as shards
-        from run_command_on_shards('events', $$select count(*) from %s where event = 'spread'$$) r
+        from run_command_on_shards('events', $$select count(*) from %s where team_id = ${sql.lit(tenant.project.id)} and event = 'spread'$$) r
         join citus_shards s on s.shardid = r.shardid
         where r.success and r.result::int > 0`.execute(database.db);
       assert.equal(rows[0].nodes, citusWorkers()?.length);
       assert.ok(rows[0].shards > 10, `40 distinct ids fall in ${rows[0].shards} shards`);
+    });
+
+    it("the test connections refuse a query on a project table that is not routed to one shard, and let one project's events fan out, never all projects' events", async () => {
+      const tenant = await makeTenant(database.db);
+      const teamId = tenant.project.id;
+      await assert.rejects(sql`select count(*) from persons`.execute(database.db), /multi-task query.*not routed to one shard/s);
+      await assert.rejects(sql`select count(*) from cohort_people where person_id = 1`.execute(database.db), /multi-task query/);
+      const routed = await sql<{ n: string }>`select count(*) as n from persons where team_id = ${teamId}`.execute(database.db);
+      assert.equal(Number(routed.rows[0].n), 0);
+      const spread = await sql<{ n: string }>`select count(*) as n from events where team_id = ${teamId}`.execute(database.db);
+      assert.equal(Number(spread.rows[0].n), 0);
+      await assert.rejects(sql`select count(*) from events where event = 'spread'`.execute(database.db), /over events that names no project/);
+      // The check is back on after a query that was let fan out.
+      await assert.rejects(sql`select count(*) from person_distinct_ids`.execute(database.db), /multi-task query/);
     });
   } else {
     it('distributes nothing without the citus extension', async () => {
