@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { createCitusDatabase, dropCitusDatabase, parseNodes } from '../test/helpers/citus.ts';
 
 /**
  * PGlite in memory when `pgUrl` is null; else that PostgreSQL database, emptied first — the bench
@@ -18,7 +19,29 @@ export async function openBenchDatabase(pgUrl: string | null, poolSize = 4): Pro
   return handle;
 }
 
+/**
+ * A Citus database made anew on the coordinator of `url` and on each worker (`host:port,…`), with
+ * the extension, the workers registered, migrated and distributed: the bench owns that database
+ * name on every node. (A distributed schema cannot simply be dropped and recreated in place.)
+ */
+export async function openCitusBenchDatabase(url: string, workers: string, poolSize = 4): Promise<DatabaseHandle> {
+  const maintenance = new URL(url);
+  const name = decodeURIComponent(maintenance.pathname.slice(1));
+  maintenance.pathname = '/postgres';
+  const nodes = parseNodes(workers);
+  await dropCitusDatabase(maintenance.toString(), nodes, name);
+  await createCitusDatabase(maintenance.toString(), nodes, name);
+  const handle = await openPostgres(url, poolSize);
+  await migrateToLatest(handle.db);
+  return handle;
+}
+
+/** Default workers of a cluster from `.ci/citus.sh start`. */
+export const DEFAULT_CITUS_WORKERS = '127.0.0.1:55433,127.0.0.1:55434';
+
 export const describeDatabase = (pgUrl: string | null) => (pgUrl ? `PostgreSQL (${pgUrl.replace(/\/\/[^@/]*@/, '//')})` : 'PGlite (in memory)');
+export const describeCitus = (url: string, workers: string) =>
+  `Citus 3 nodes (coordinator ${url.replace(/\/\/[^@/]*@/, '//')}, workers ${workers})`;
 
 /** Milliseconds `work` took, with its value. */
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {

@@ -30,7 +30,7 @@ export async function correlationActors(context: ViewContext, raw: RawParams, pa
   const entered = raw.funnel_step === undefined && raw.funnel_custom_steps === undefined ? sql`f.steps >= 1` : stepSelection(raw, n).condition;
   if (converted) spec.requiredStep = n - 1;
   const conversion = converted === undefined ? sql`true` : converted ? sql`f.steps = ${n}` : sql`f.steps < ${n}`;
-  let correlated = sql`true`;
+  let correlated = sql``;
   if (type !== 'properties') {
     const entityRaw = jsonParam(raw, 'funnel_correlation_person_entity');
     if (entityRaw === undefined) throw validationError('No entity for persons specified', 'funnel_correlation_person_entity', 'required');
@@ -38,14 +38,16 @@ export async function correlationActors(context: ViewContext, raw: RawParams, pa
     // Events that are themselves funnel steps say nothing about conversion; they are ignored.
     const stepNames = spec.steps.flatMap((step) => (step.id === null ? [] : [step.id]));
     const notStep = stepNames.length ? sql`e.event not in (${sql.join(stepNames)})` : sql`true`;
-    correlated = sql`exists (
-      select 1 from events e
-      where e.team_id = ${context.teamId} and e.person_id = f.person_id and ${entitySql(entity, context.teamId)} and ${notStep}
-        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}
-        and e.timestamp > f.first_ts
-        and e.timestamp < coalesce(f.final_ts, f.first_ts + ${spec.window}::interval))`;
+    // A join (persons listed once), not a correlated `exists`: on Citus the events are spread by
+    // distinct id, and a subquery correlated with rows gathered from them cannot be planned.
+    correlated = sql`join (
+        select e.person_id, e.timestamp from events e
+        where e.team_id = ${context.teamId} and ${entitySql(entity, context.teamId)} and ${notStep}
+          and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}
+      ) c on c.person_id = f.person_id and c.timestamp > f.first_ts
+        and c.timestamp < coalesce(f.final_ts, f.first_ts + ${spec.window}::interval)`;
   }
   const selection = (slice: RawBuilder<unknown>) =>
-    sql`select f.person_id from (${funnelPersonsSql(context, { ...spec, slice })}) f where ${entered} and ${conversion} and ${correlated}`;
+    sql`select distinct f.person_id from (${funnelPersonsSql(context, { ...spec, slice })}) f ${correlated} where ${entered} and ${conversion}`;
   return renderActors(context, await selectPersonsByUuid(context, selection, page), 'store');
 }

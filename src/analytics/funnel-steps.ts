@@ -194,14 +194,19 @@ export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec
   const attempts = attemptsSql(context, spec);
   if (spec.exclusions.length === 0) return attempts;
   const window = sql`${spec.window}::interval`;
-  const excluded = sql.join(spec.exclusions.map((exclusion) => {
+  // One anti-join per exclusion, not a correlated `not exists`: on Citus the events are spread by
+  // distinct id, and a subquery correlated with rows gathered from them cannot be planned.
+  const joins = spec.exclusions.map((exclusion, index) => {
     const from = spec.order === 'unordered' ? sql`a.t0` : sql`a.times[${sql.lit((exclusion.fromStep ?? 0) + 1)}]`;
     const to = spec.order === 'unordered' ? sql`a.final_ts` : sql`a.times[${sql.lit((exclusion.toStep ?? spec.steps.length - 1) + 1)}]`;
-    return sql`(${from} is not null and exists (
-      select 1 from events e
-      where e.team_id = ${context.teamId} and e.person_id = a.person_id and ${entitySql(exclusion, context.teamId)}
-        and e.timestamp > ${from} and e.timestamp < coalesce(${to}, ${from} + ${window})
-        and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}))`;
-  }), sql` or `);
-  return sql`select * from (${attempts}) a where not (${excluded})`;
+    const x = sql.id(`x${index}`);
+    return sql`left join (
+        select e.person_id, e.timestamp from events e
+        where e.team_id = ${context.teamId} and ${entitySql(exclusion, context.teamId)}
+          and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}
+      ) ${x} on ${from} is not null and ${x}.person_id = a.person_id
+        and ${x}.timestamp > ${from} and ${x}.timestamp < coalesce(${to}, ${from} + ${window})`;
+  });
+  const none = sql.join(spec.exclusions.map((_, index) => sql`${sql.id(`x${index}`)}.person_id is null`), sql` and `);
+  return sql`select a.* from (${attempts}) a ${sql.join(joins, sql` `)} where ${none}`;
 }

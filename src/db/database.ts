@@ -26,7 +26,12 @@ const parseInt8 = (value: string) => Number(value);
 // value: its own parser turns years 1–99 into 19xx, which a later update would write back.
 const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text');
 
-export async function openPostgres(connection: string | pg.PoolConfig, poolSize: number): Promise<DatabaseHandle> {
+/** `onConnect` sees each new connection of the pool first (the Citus test run checks routing there). */
+export async function openPostgres(
+  connection: string | pg.PoolConfig,
+  poolSize: number,
+  options: { onConnect?: (client: pg.PoolClient) => void } = {},
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({
     ...(typeof connection === 'string' ? { connectionString: connection } : connection),
     max: poolSize,
@@ -35,6 +40,7 @@ export async function openPostgres(connection: string | pg.PoolConfig, poolSize:
         oid === INT8_OID || oid === NUMERIC_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  if (options.onConnect) pool.on('connect', options.onConnect);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

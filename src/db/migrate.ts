@@ -1,15 +1,28 @@
 // Applies every pending migration. Kysely's migrator takes a row lock first, so two servers that
-// start at once on one PostgreSQL run each migration exactly once.
+// start at once on one PostgreSQL run each migration exactly once. On Citus the schema is then
+// distributed (src/db/citus.ts).
 import { Migrator, type MigrationResultSet } from 'kysely';
+import { distributeSchema } from './citus.ts';
 import type { Db } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export interface MigrationOutcome {
+  applied: string[];
+  /** Tables this run distributed on Citus (empty elsewhere, and once all are placed). */
+  distributed: string[];
+}
+
+export async function migrateDatabase(db: Db): Promise<MigrationOutcome> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
   });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return { applied, distributed: await distributeSchema(db) };
+}
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  return (await migrateDatabase(db)).applied;
 }

@@ -216,7 +216,8 @@ function compileCohort(filter: PropertyFilter, ctx: CompileContext, depth: numbe
   if (filter.cohort && !filter.cohort.isStatic) {
     member = filter.cohort.filter ? compileNode(filter.cohort.filter, ctx, depth + 1) : FALSE;
   } else if (filter.cohort?.isStatic) {
-    member = sql<SqlBool>`exists (select 1 from cohort_people cp where cp.team_id = ${ctx.teamId}::integer and cp.cohort_id = ${cohortId}::integer and cp.person_id = ${ctx.personId})`;
+    // Not a correlated exists: on Citus the events a view filters are spread apart from cohort_people.
+    member = sql<SqlBool>`${ctx.personId} in (select cp.person_id from cohort_people cp where cp.team_id = ${ctx.teamId}::integer and cp.cohort_id = ${cohortId}::integer)`;
   } else {
     throw new Error('cohort filters must be resolved with resolveCohortFilters before compiling');
   }

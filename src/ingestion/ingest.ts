@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
-import { loadBatch } from './load-batch.step.ts';
+import { loadBatch, storedKey } from './load-batch.step.ts';
 import { normalizeEvent, type NormalizableEvent, type PreparedEvent } from './normalize-event.step.ts';
 import { openPersonBatch } from './person-batch.ts';
 import { resolvePerson, type ResolvedEvent } from './resolve-person.step.ts';
@@ -70,8 +70,9 @@ export async function processEvents(log: Logger, trx: Db, teamId: number, events
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
   const seen = new Set<string>();
   const fresh = events.filter((event) => {
-    if (loaded.storedUuids.has(event.uuid) || seen.has(event.uuid)) return false;
-    seen.add(event.uuid);
+    const key = storedKey(event.uuid, event.distinctId);
+    if (loaded.stored.has(key) || seen.has(key)) return false;
+    seen.add(key);
     return true;
   });
   if (fresh.length === 0) return { merges: [] };

@@ -11,8 +11,12 @@ export class RetryableConflict extends Error {
   readonly code = '40001';
 }
 
+/** An event is the same event only with the same distinct id (the key of `events`, migration 0009). */
+export const storedKey = (uuid: string, distinctId: string) => `${uuid} ${distinctId}`;
+
 export interface LoadedBatch {
-  storedUuids: Set<string>;
+  /** storedKey of each event of the batch already stored. */
+  stored: Set<string>;
   persons: LoadedPerson[];
   /** Each distinct id looked up → its person's id, or null when it has none. */
   distinctIds: Map<string, number | null>;
@@ -42,8 +46,8 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
     ), held as (${holdPersonlessIdsSql(teamId, personlessIds)})
     select s.stored, ${linkedSinceSnapshotSql} as linked, x.*
     from (
-      select coalesce(array_agg(uuid::text), '{}') as stored
-      from events where team_id = ${teamId} and uuid = any(${uuids}::uuid[])
+      select coalesce(array_agg(uuid::text || ' ' || distinct_id), '{}') as stored
+      from events where team_id = ${teamId} and distinct_id = any(${distinctIds}::text[]) and uuid = any(${uuids}::uuid[])
     ) s
     left join lateral (select * from locked) x on true`.execute(db);
   // An id of a personless event got a person after our snapshot: start over and see it.
@@ -58,5 +62,5 @@ export async function loadBatch(db: Db, teamId: number, uuids: string[], distinc
       persons.set(id, { id, uuid, properties, is_identified, created_at, version });
     }
   }
-  return { storedUuids: new Set(rows[0]?.stored ?? []), persons: [...persons.values()], distinctIds: result };
+  return { stored: new Set(rows[0]?.stored ?? []), persons: [...persons.values()], distinctIds: result };
 }

@@ -27,12 +27,13 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
     attached += retried.count;
     placeholders.push(...retried.placeholders);
     for (const person of missing) {
-      const uuids = events.filter((resolved) => resolved.person && survivorOf(resolved.person) === person).map((resolved) => resolved.event.uuid);
+      const own = events.filter((resolved) => resolved.person && survivorOf(resolved.person) === person).map((resolved) => resolved.event);
       await db
         .updateTable('events')
         .set({ person_id: person.id })
         .where('team_id', '=', teamId)
-        .where('uuid', '=', sql<string>`any(${uuids}::uuid[])`)
+        .where('distinct_id', '=', sql<string>`any(${[...new Set(own.map((event) => event.distinctId))]}::text[])`)
+        .where('uuid', '=', sql<string>`any(${own.map((event) => event.uuid)}::uuid[])`)
         .execute();
     }
   }

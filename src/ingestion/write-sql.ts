@@ -39,7 +39,9 @@ export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBui
  * placeholder (used by personless events, personless-ids.ts) is taken over, with a new row id (the
  * person lists it where it was attached, not where it was first seen) and its version raised to 1
  * as the platform marks such ids; an id of another person is skipped. So version > 0 in the result
- * tells the ids whose personless events are to be linked.
+ * tells the ids whose personless events are to be linked. The new row id is the one the insert drew
+ * (`excluded.id`), not `default`: Citus refuses a volatile function (the identity's nextval) in the
+ * DO UPDATE SET of an upsert on a distributed table.
  */
 export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): RawBuilder<unknown> {
   if (entries.length === 0) return sql`select null::text as distinct_id, null::bigint as version where false`;
@@ -54,7 +56,7 @@ export function insertDistinctIdsSql(teamId: number, entries: NewDistinctId[]): 
     where coalesce(v.person_id, n.id) is not null
     order by v.ord
     on conflict (team_id, distinct_id) do update
-      set person_id = excluded.person_id, version = person_distinct_ids.version + 1, id = default
+      set person_id = excluded.person_id, version = person_distinct_ids.version + 1, id = excluded.id
       where person_distinct_ids.person_id is null
     returning distinct_id, version`;
 }
@@ -82,8 +84,11 @@ export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBui
 }
 
 /**
- * The events in order, skipping a (team, uuid) already stored. With `newPersons`, an event of a
- * person inserted by the same statement takes its id from the CTE `new_persons`.
+ * The events in order. With `newPersons`, an event of a person inserted by the same statement takes
+ * its id from the CTE `new_persons`. An event stored already was left out by the load step; one a
+ * concurrent retry stored since is a unique violation, and the batch is retried (ingest.ts) and
+ * then skips it. No `on conflict` clause: on Citus it turns the insert into a round of
+ * intermediate results on every shard the batch touches (3× the time of a plain insert).
  */
 export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPersons: boolean): RawBuilder<unknown> {
   const rows = events.map(({ event, person, personProperties }, order) => {
@@ -100,6 +105,5 @@ export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPers
     from ${rowsOf(rows)}
       as v (ord integer, uuid uuid, event text, distinct_id text, person_id bigint, person_uuid uuid, properties jsonb, person_properties jsonb, timestamp timestamptz)
     ${join}
-    order by v.ord
-    on conflict (team_id, uuid) do nothing`;
+    order by v.ord`;
 }

@@ -25,9 +25,18 @@ export async function startConsoleHarness(): Promise<ConsoleHarness> {
   await buildConsole({ ifStale: true });
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-console-downloads-'));
   const launched = await launchChromium({ viewport: { width: 1280, height: 900 }, downloadPath: downloads });
-  const ctx = await setupTestApp();
-  const tenant = await makeTenant(ctx.deps.db);
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  let ctx: TestContext | undefined;
+  let tenant: Tenant;
+  try {
+    ctx = await setupTestApp();
+    tenant = await makeTenant(ctx.deps.db);
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  } catch (error) {
+    // A browser left open keeps the test file's process alive: the run would hang, not fail.
+    await launched.close();
+    await ctx?.close();
+    throw error;
+  }
   const { port } = ctx.app.server.address() as AddressInfo;
   const browser = launched.browser;
   return {

@@ -1,5 +1,6 @@
-// Each test file gets its own freshly migrated database: a new in-memory PGlite, or on PostgreSQL
-// (TEST_DATABASE_URL) a clone of one migrated template database.
+// Each test file gets its own freshly migrated database: a new in-memory PGlite, on PostgreSQL
+// (TEST_DATABASE_URL) a clone of one migrated template database, on Citus (TEST_CITUS_WORKERS as
+// well) a database created on every node (test/helpers/citus.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -8,6 +9,7 @@ import { parse } from 'pg-connection-string';
 import { openPGlite, openPostgres, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
+import { allowFanOut, citusWorkers, createCitusDatabase, dropCitusDatabase, ROUTED_ONLY, type CitusNode } from './citus.ts';
 
 const TEMPLATE_LOCK = 7_241_001;
 const MIGRATIONS_DIR = new URL('../../src/db/migrations/', import.meta.url);
@@ -79,6 +81,34 @@ export interface TestDatabase extends DatabaseHandle {
   readonly connection: pg.PoolConfig | null;
 }
 
+async function createCitusTestDatabase(baseUrl: string, workers: CitusNode[]): Promise<TestDatabase> {
+  const name = `${parse(baseUrl).database || 'postgres'}_t_${crypto.randomBytes(6).toString('hex')}`;
+  const drop = () => dropCitusDatabase(baseUrl, workers, name);
+  try {
+    const connection = await createCitusDatabase(baseUrl, workers, name);
+    const migrator = await openPostgres(connection, 1);
+    try {
+      await migrateToLatest(migrator.db);
+    } finally {
+      await migrator.close();
+    }
+    // The app's queries run with Citus's check that each is routed to one shard (or may fan out).
+    const handle = await openPostgres({ ...connection, ...ROUTED_ONLY }, 5, { onConnect: allowFanOut });
+    return {
+      db: handle.db,
+      kind: handle.kind,
+      connection,
+      close: async () => {
+        await handle.close();
+        await drop();
+      },
+    };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const baseUrl = process.env.TEST_DATABASE_URL;
   if (!baseUrl) {
@@ -86,6 +116,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrateToLatest(handle.db);
     return { ...handle, connection: null };
   }
+  const workers = citusWorkers();
+  if (workers) return createCitusTestDatabase(baseUrl, workers);
   const clone = await clonePostgres(baseUrl);
   const handle = await openPostgres(clone.connection, 5);
   return {

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
 import type { App } from '../../src/http/route-module.ts';
+import { EVERY_SHARD } from './citus.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -163,7 +164,8 @@ export async function snapshotDatabase(db: Db): Promise<Snapshot> {
       coalesce(md5(string_agg((to_jsonb(t) - 'last_used_at')::text, ',' order by (to_jsonb(t) - 'last_used_at')::text)), '') as hash
       from ${sql.table(name)} t`,
   );
-  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  // Every shard of every table, on purpose (test/helpers/citus.ts lets it fan out).
+  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.raw(EVERY_SHARD)} ${sql.join(parts, sql` union all `)}`.execute(db);
   return Object.fromEntries(result.rows.map((row) => [row.name, { rows: Number(row.rows), hash: row.hash }]));
 }
 

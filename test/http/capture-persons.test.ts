@@ -96,11 +96,11 @@ describe('persons from capture', () => {
     assert.deepEqual(merged.properties, { source: 'ad', shared: 'user', email: 'u1@example.com', ...(await creator('user-1')) });
     assert.equal(merged.created_at.toISOString(), '2026-04-01T00:00:00.000Z');
     assert.equal(merged.is_identified, true);
-    const gone = await ctx.deps.db.selectFrom('persons').select('id').where('id', '=', anonBefore.id).executeTakeFirst();
+    const gone = await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', tenant.project.id).where('id', '=', anonBefore.id).executeTakeFirst();
     assert.equal(gone, undefined);
     // Past events follow the surviving person.
     assert.equal((await eventsNamed('anon view'))[0].person_id, merged.id);
-    const activity = await ctx.deps.db.selectFrom('activity_log').selectAll().where('activity', '=', 'merged').where('item_id', '=', String(merged.id)).execute();
+    const activity = await ctx.deps.db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'merged').where('item_id', '=', String(merged.id)).execute();
     assert.equal(activity.length, 1);
     assert.equal(activity[0].scope, 'Person');
     assert.equal(activity[0].user_id, null);
@@ -121,7 +121,7 @@ describe('persons from capture', () => {
     const cohort = await db.insertInto('cohorts').values({ team_id: tenant.project.id, name: 'static', is_static: true, created_at: new Date() }).returning('id').executeTakeFirstOrThrow();
     await db.insertInto('cohort_people').values({ team_id: tenant.project.id, cohort_id: cohort.id, person_id: anon.id }).execute();
     await send({ event: '$identify', distinct_id: 'cohort-user', properties: { $anon_distinct_id: 'cohort-anon' } });
-    const members = await db.selectFrom('cohort_people').select('person_id').where('cohort_id', '=', cohort.id).execute();
+    const members = await db.selectFrom('cohort_people').select('person_id').where('team_id', '=', tenant.project.id).where('cohort_id', '=', cohort.id).execute();
     assert.deepEqual(members.map((member) => member.person_id), [user.id]);
   });
 
@@ -264,7 +264,7 @@ describe('ingestEvents for the persons API', () => {
     await ctx.deps.db.transaction().execute(async (trx) => {
       await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }]);
       await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } }]);
-      const inside = await trx.selectFrom('persons').select('properties').where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
+      const inside = await trx.selectFrom('persons').select('properties').where('team_id', '=', tenant.project.id).where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
       assert.deepEqual(inside?.properties, { keep: 1, added: true, ...made });
     });
     assert.deepEqual((await person('api-1'))?.properties, { keep: 1, added: true, ...made });

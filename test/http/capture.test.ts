@@ -157,6 +157,25 @@ describe('capture uuids and timestamps', () => {
     assert.equal((await personByDistinctId(ctx.deps.db, tenant.project.id, 'uuid-1'))?.version, before?.version);
   });
 
+  test('a batch sent again while the first is still being written is stored once', async () => {
+    const batch = ['race-1', 'race-2', 'race-3'].map((distinctId) => ({ event: 'uuid race', distinct_id: distinctId, uuid: crypto.randomUUID(), $set: { n: 1 } }));
+    const statuses = await Promise.all(Array.from({ length: 4 }, () => post(ctx.app, '/batch/', { api_key: token, batch }).then((res) => res.statusCode)));
+    assert.deepEqual(statuses, [200, 200, 200, 200]);
+    const events = await eventsNamed('uuid race');
+    assert.deepEqual(events.map((event) => event.uuid).sort(), batch.map((event) => event.uuid).sort());
+    for (const distinctId of ['race-1', 'race-2', 'race-3']) assert.equal((await personByDistinctId(ctx.deps.db, tenant.project.id, distinctId))?.version, 0);
+  });
+
+  test('the same uuid sent by another distinct id is another event', async () => {
+    // An event is identified by its distinct id and uuid (the key of events, migration 0009).
+    const uuid = crypto.randomUUID();
+    for (const distinctId of ['twin-a', 'twin-b', 'twin-a']) {
+      assert.equal((await post(ctx.app, '/batch/', { api_key: token, batch: [{ event: 'uuid twin', distinct_id: distinctId, uuid }] })).statusCode, 200);
+    }
+    const events = await eventsNamed('uuid twin');
+    assert.deepEqual(events.map((event) => [event.distinct_id, event.uuid]).sort(), [['twin-a', uuid], ['twin-b', uuid]]);
+  });
+
   test('an absent or empty uuid is generated', async () => {
     assert.equal((await post(ctx.app, '/batch/', { api_key: token, batch: [{ event: 'uuid new', distinct_id: 'u', uuid: '' }, { event: 'uuid new', distinct_id: 'u' }] })).statusCode, 200);
     const events = await eventsNamed('uuid new');

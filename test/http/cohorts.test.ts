@@ -150,7 +150,7 @@ describe('cohorts', () => {
     const back = await call('PATCH', `${base}/${dynamic.id}/`, { is_static: false });
     assert.equal(back.json().is_static, false);
     assert.equal(back.json().count, dynamic.count);
-    const rows = await ctx.deps.db.selectFrom('cohort_people').select('person_id').where('cohort_id', '=', dynamic.id).execute();
+    const rows = await ctx.deps.db.selectFrom('cohort_people').select('person_id').where('team_id', '=', tenant.project.id).where('cohort_id', '=', dynamic.id).execute();
     assert.equal(rows.length, 0);
   });
 

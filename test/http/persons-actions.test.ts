@@ -94,7 +94,7 @@ describe('person updates, deletes and splits', () => {
         const res = await call('POST', `${base}/${person.id}/delete_property/?$unset=b`);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json().properties, { a: 1 });
-        const event = await ctx.deps.db.selectFrom('events').selectAll().where('person_id', '=', person.id).executeTakeFirstOrThrow();
+        const event = await ctx.deps.db.selectFrom('events').selectAll().where('team_id', '=', tenant.project.id).where('person_id', '=', person.id).executeTakeFirstOrThrow();
         assert.equal(event.event, '$delete_person_property');
         assert.deepEqual(event.properties.$unset, ['b']);
         const viaBody = await call('POST', `${base}/${person.id}/delete_property/`, { $unset: 'a' });
@@ -122,11 +122,11 @@ describe('person updates, deletes and splits', () => {
       assert.equal(res.statusCode, 204);
       assert.equal(res.body, '');
       assert.equal((await call('GET', `${base}/${person.id}/`)).statusCode, 404);
-      const distinct = await ctx.deps.db.selectFrom('person_distinct_ids').selectAll().where('distinct_id', 'in', ['del1', 'del1b']).execute();
+      const distinct = await ctx.deps.db.selectFrom('person_distinct_ids').selectAll().where('team_id', '=', tenant.project.id).where('distinct_id', 'in', ['del1', 'del1b']).execute();
       assert.equal(distinct.length, 0);
-      const events = await ctx.deps.db.selectFrom('events').selectAll().where('person_id', '=', person.id).execute();
+      const events = await ctx.deps.db.selectFrom('events').selectAll().where('team_id', '=', tenant.project.id).where('person_id', '=', person.id).execute();
       assert.equal(events.length, 1);
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('person_uuid', '=', person.uuid).execute();
+      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', '=', person.uuid).execute();
       assert.equal(tasks.length, 0);
       // Only the all-persons log still reaches a deleted person's entries.
       assert.equal((await call('GET', `${base}/${person.id}/activity/`)).statusCode, 404);
@@ -140,7 +140,7 @@ describe('person updates, deletes and splits', () => {
       const person = await seed({}, ['del2', 'del2b']);
       const res = await call('DELETE', `${base}/${person.uuid}/?delete_events=true`);
       assert.equal(res.statusCode, 204);
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('person_uuid', '=', person.uuid).execute();
+      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', '=', person.uuid).execute();
       assert.equal(tasks.length, 1);
       assert.deepEqual(tasks[0].distinct_ids, ['del2', 'del2b']);
       assert.equal(tasks[0].team_id, tenant.project.id);
@@ -174,7 +174,7 @@ describe('person updates, deletes and splits', () => {
       assert.equal((await call('DELETE', `${base}/${foreign.id}/`)).statusCode, 404);
       assert.equal((await call('PATCH', `${base}/${foreign.id}/`, { properties: { a: 1 } })).statusCode, 404);
       assert.equal((await call('POST', `${base}/${foreign.id}/split/`)).statusCode, 404);
-      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('id', '=', foreign.id).executeTakeFirst());
+      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', other.project.id).where('id', '=', foreign.id).executeTakeFirst());
     });
   });
 
@@ -188,7 +188,7 @@ describe('person updates, deletes and splits', () => {
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { persons_found: 3, persons_deleted: 3, events_queued_for_deletion: false });
       for (const person of [a, b, c]) assert.equal((await call('GET', `${base}/${person.id}/`)).statusCode, 404);
-      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('id', '=', foreign.id).executeTakeFirst());
+      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', other.project.id).where('id', '=', foreign.id).executeTakeFirst());
       const entries = (await call('GET', `${base}/activity/?limit=1000`)).json().results.filter((entry: { activity: string; item_id: string }) =>
         entry.activity === 'deleted' && [a, b, c].some((person) => String(person.id) === entry.item_id));
       assert.equal(entries.length, 3);
@@ -201,7 +201,7 @@ describe('person updates, deletes and splits', () => {
       const res = await call('POST', `${base}/bulk_delete/?ids=${a.id},${b.id}&ids=${c.uuid}&delete_events=true`);
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { persons_found: 3, persons_deleted: 3, events_queued_for_deletion: true });
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('person_uuid', 'in', [a.uuid, b.uuid, c.uuid]).execute();
+      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', 'in', [a.uuid, b.uuid, c.uuid]).execute();
       assert.equal(tasks.length, 3);
       const none = await call('POST', `${base}/bulk_delete/?distinct_ids=nobody&delete_events=true`);
       assert.deepEqual(none.json(), { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false });

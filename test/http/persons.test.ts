@@ -239,7 +239,7 @@ describe('persons list and retrieve', () => {
   it('counts an unfiltered list from the maintained counter, exact after inserts and deletes', async () => {
     const extra = await makePerson(ctx.deps.db, tenant.project.id, { distinctIds: ['temp'], createdAt: '2025-01-01T00:00:00Z' });
     assert.equal((await get(url)).json().count, 7);
-    await ctx.deps.db.deleteFrom('persons').where('id', '=', extra.id).execute();
+    await ctx.deps.db.deleteFrom('persons').where('team_id', '=', tenant.project.id).where('id', '=', extra.id).execute();
     assert.equal((await get(url)).json().count, 6);
     assert.equal((await get(`/api/projects/${other.project.id}/persons/`, other.headers)).json().count, 1);
   });

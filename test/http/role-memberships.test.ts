@@ -234,6 +234,7 @@ describe('role memberships', () => {
     const log = await ctx.deps.db
       .selectFrom('activity_log')
       .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
       .where('scope', '=', 'Role')
       .where('item_id', '=', roleId)
       .orderBy('created_at')

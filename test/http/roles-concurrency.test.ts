@@ -36,7 +36,7 @@ describe('roles under concurrent writes', () => {
         .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
         .execute();
       assert.equal(rows.length, 1);
-      const logged = await ctx.deps.db.selectFrom('activity_log').select('id').where('item_id', '=', rows[0].id).execute();
+      const logged = await ctx.deps.db.selectFrom('activity_log').select('id').where('organization_id', '=', tenant.organization.id).where('item_id', '=', rows[0].id).execute();
       assert.equal(logged.length, 1);
     }
   });
@@ -77,7 +77,7 @@ describe('roles under concurrent writes', () => {
       ctx.app.inject({ method: 'DELETE', url: `${base}${role.id}/`, headers: tenant.headers }),
     ]);
     assert.deepEqual(statuses(responses), [204, 404]);
-    const logged = await ctx.deps.db.selectFrom('activity_log').select('activity').where('item_id', '=', role.id).where('activity', '=', 'deleted').execute();
+    const logged = await ctx.deps.db.selectFrom('activity_log').select('activity').where('organization_id', '=', tenant.organization.id).where('item_id', '=', role.id).where('activity', '=', 'deleted').execute();
     assert.equal(logged.length, 1);
   });
 });

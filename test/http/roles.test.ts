@@ -20,7 +20,7 @@ describe('roles', () => {
 
   const post = (body: unknown, headers = tenant.headers, url = base) => ctx.app.inject({ method: 'POST', url, headers, payload: body as object });
   const activityOf = (itemId: string) =>
-    ctx.deps.db.selectFrom('activity_log').selectAll().where('scope', '=', 'Role').where('item_id', '=', itemId).orderBy('created_at').execute();
+    ctx.deps.db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('scope', '=', 'Role').where('item_id', '=', itemId).orderBy('created_at').execute();
 
   it('creates a role with the Role object, created_by the key user, default level 37', async () => {
     const res = await post({ name: '  Engineering  ' });

@@ -58,7 +58,7 @@ describe('deletion batch', () => {
     assert.equal(task.events_deleted, 6);
     assert.equal(task.delete_verified_at?.toISOString(), '2026-11-22T05:00:00.000Z');
 
-    const activity = await db.selectFrom('activity_log').selectAll().where('activity', '=', 'deletion_completed').execute();
+    const activity = await db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'deletion_completed').execute();
     assert.equal(activity.length, 1);
     assert.equal(activity[0].scope, 'Person');
     assert.equal(activity[0].item_id, String(doomed.id));
@@ -76,7 +76,7 @@ describe('deletion batch', () => {
     const db = ctx.deps.db;
     const person = await makePerson(db, tenant.project.id, { distinctIds: ['q-1'] });
     await deletePersonQueuingEvents(db, person, { createdById: tenant.owner.id, organizationId: tenant.organization.id });
-    const entry = await db.selectFrom('activity_log').selectAll().where('activity', '=', 'deletion_queued').where('item_id', '=', String(person.id)).executeTakeFirstOrThrow();
+    const entry = await db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'deletion_queued').where('item_id', '=', String(person.id)).executeTakeFirstOrThrow();
     assert.equal(entry.user_id, tenant.owner.id);
     assert.deepEqual(entry.detail, { changes: null, name: person.uuid });
     assert.deepEqual(await runDeletionBatch(ctx.deps), { processed: 1, events_deleted: 0 });
@@ -185,6 +185,7 @@ describe('deletion batch', () => {
       const completions = await db
         .selectFrom('activity_log')
         .select('item_id')
+        .where('organization_id', '=', tenant.organization.id)
         .where('activity', '=', 'deletion_completed')
         .where('item_id', 'in', persons.map((person) => String(person.id)))
         .execute();

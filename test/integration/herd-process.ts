@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
+import { citusWorkers, createCitusDatabase, dropCitusDatabase } from '../helpers/citus.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const NODE = path.join(root, 'node_modules/.bin/node');
@@ -88,10 +89,16 @@ async function withAdmin<T>(work: (admin: Kysely<unknown>) => Promise<T>): Promi
   }
 }
 
-/** A new, empty database (no migrations) on the test server, and how to drop it. */
+/** A new, empty database (no migrations) on the test server (on Citus: on every node), and how to drop it. */
 export async function createEmptyDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const baseName = parse(process.env.TEST_DATABASE_URL ?? '').database || 'postgres';
   const name = `${baseName}_cli_${crypto.randomBytes(6).toString('hex')}`;
+  const workers = citusWorkers();
+  if (workers) {
+    const base = process.env.TEST_DATABASE_URL ?? '';
+    await createCitusDatabase(base, workers, name);
+    return { name, url: databaseUrl(name), drop: () => dropCitusDatabase(base, workers, name) };
+  }
   await withAdmin((admin) => sql`create database ${sql.id(name)}`.execute(admin));
   return {
     name,

@@ -109,7 +109,7 @@ describe('crash safety (kill -9)', () => {
       // Persons stay consistent with their events: every stored event points at a person that exists.
       const dangling = await sql<{ n: number }>`
         select count(*)::int as n from events e where e.team_id = ${tenant.project.id} and e.person_id is not null
-        and not exists (select 1 from persons p where p.team_id = e.team_id and p.id = e.person_id)`.execute(handle.db);
+        and e.person_id not in (select p.id from persons p where p.team_id = ${tenant.project.id})`.execute(handle.db);
       assert.equal(Number(dangling.rows[0].n), 0, 'no event points at a missing person');
       const orphans = await sql<{ n: number }>`
         select count(*)::int as n from person_distinct_ids d where d.team_id = ${tenant.project.id} and d.person_id is not null

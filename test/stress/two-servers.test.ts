@@ -59,7 +59,7 @@ describe('two servers on one database', () => {
   const capture = (server: number, events: Record<string, unknown>[]) =>
     send(server, 'POST', '/batch/', { api_key: tenant.project.api_token, batch: events.map((e) => ({ uuid: crypto.randomUUID(), timestamp: new Date().toISOString(), ...e })) });
   const personOf = async (distinctId: string) =>
-    db.selectFrom('person_distinct_ids').innerJoin('persons', 'persons.id', 'person_distinct_ids.person_id')
+    db.selectFrom('person_distinct_ids').innerJoin('persons', (join) => join.onRef('persons.team_id', '=', 'person_distinct_ids.team_id').onRef('persons.id', '=', 'person_distinct_ids.person_id'))
       .select(['persons.id', 'persons.properties']).where('person_distinct_ids.team_id', '=', tenant.project.id).where('distinct_id', '=', distinctId).execute();
 
   before(async () => {

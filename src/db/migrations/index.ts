@@ -5,6 +5,7 @@ import * as persons from './0004_persons.ts';
 import * as analytics from './0006_analytics.ts';
 import * as personlessIds from './0007_personless_ids.ts';
 import * as personOrder from './0008_events_person_order.ts';
+import * as scaleOut from './0009_scale_out.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0006_analytics': analytics,
   '0007_personless_ids': personlessIds,
   '0008_events_person_order': personOrder,
+  '0009_scale_out': scaleOut,
 };

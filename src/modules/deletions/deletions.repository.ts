@@ -85,39 +85,41 @@ type EventsScope = ExpressionBuilder<Database, 'events'>;
  * A distinct-id match is skipped when the event belongs to a person that exists now: after the
  * delete, capture may hand a listed distinct id to a NEW person, whose events are not the queued
  * person's. Events of persons merged into the deleted one (their rows are gone) still match.
+ *
+ * "Exists now" is asked of the persons those events point to, with a constant team_id and no
+ * correlation: on Citus, events and persons are spread by different columns (and a correlated
+ * subquery between them cannot run), while these nested lists are computed once and are short.
  */
 function eventsOfTask(task: PendingDeletion) {
-  return (eb: EventsScope) =>
-    eb.and([
+  return (eb: EventsScope) => {
+    const pointedTo = eb
+      .selectFrom('events as listed')
+      .select('listed.person_id')
+      .where('listed.team_id', '=', task.team_id)
+      .where('listed.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids)))
+      .where('listed.person_id', 'is not', null);
+    const living = eb.selectFrom('persons').select('persons.id').where('persons.team_id', '=', task.team_id).where('persons.id', 'in', pointedTo);
+    return eb.and([
       eb('events.team_id', '=', task.team_id),
       eb.or([
         eb('events.person_id', '=', task.person_id),
         eb.and([
           eb('events.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids))),
-          eb.or([
-            eb('events.person_id', 'is', null),
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('persons')
-                  .select(sql.lit(1).as('one'))
-                  .whereRef('persons.team_id', '=', 'events.team_id')
-                  .whereRef('persons.id', '=', 'events.person_id'),
-              ),
-            ),
-          ]),
+          eb.or([eb('events.person_id', 'is', null), eb('events.person_id', 'not in', living)]),
         ]),
       ]),
     ]);
+  };
 }
 
 /** Deletes at most `limit` of the task's events; one bounded statement, so no giant lock. */
 export async function deleteEventsChunk(db: Db, task: PendingDeletion, limit: number): Promise<number> {
-  const doomed = db.selectFrom('events').select('events.id').where(eventsOfTask(task)).limit(limit);
+  const doomed = db.selectFrom('events').select(['events.distinct_id', 'events.id']).where(eventsOfTask(task)).limit(limit);
   const result = await db
     .deleteFrom('events')
     .where('events.team_id', '=', task.team_id)
-    .where('events.id', 'in', doomed)
+    // By the key (team_id, distinct_id, id): on Citus the distinct id names the shard.
+    .where((eb) => eb(eb.refTuple('events.distinct_id', 'events.id'), 'in', doomed.$asTuple('distinct_id', 'id')))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

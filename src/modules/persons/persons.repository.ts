@@ -2,6 +2,7 @@
 // chunks for exports, deletion and splitting.
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { containsPattern } from '../../db/like-pattern.ts';
 import type { JsonObject } from '../../db/schema.ts';
 import { personsWhereSql, type FilterNode } from '../../filters/property-filter.ts';
@@ -145,12 +146,20 @@ export async function countAllPersons(db: Db, teamId: number): Promise<number> {
   return Number(row.n);
 }
 
-/** Moves the pending deltas into teams.person_count in one statement (atomic for readers). */
+/**
+ * Moves the pending deltas into teams.person_count in one transaction (atomic for readers). Two
+ * statements, not one: Citus refuses a statement that reads a distributed table (the deltas) and
+ * writes a reference table (teams). Only the deltas this transaction deleted are added, so two
+ * folds at once never count a delta twice.
+ */
 export async function foldPersonCount(db: Db, teamId: number): Promise<void> {
-  await sql`
-    with folded as (delete from person_count_deltas where team_id = ${teamId}::integer returning delta)
-    update teams set person_count = person_count + coalesce((select sum(delta) from folded), 0)
-    where id = ${teamId}::integer`.execute(db);
+  await inTransaction(db, async (trx) => {
+    const { rows } = await sql<{ total: number | null }>`
+      with folded as (delete from person_count_deltas where team_id = ${teamId}::integer returning delta)
+      select sum(delta) as total from folded`.execute(trx);
+    const total = Number(rows[0]?.total ?? 0);
+    if (total !== 0) await sql`update teams set person_count = person_count + ${total}::bigint where id = ${teamId}::integer`.execute(trx);
+  });
 }
 
 export interface PersonCursor {

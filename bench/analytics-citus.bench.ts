@@ -1,0 +1,133 @@
+// One big project on a 3-node Citus cluster beside one PostgreSQL server, in one run: the same
+// month of N events (analytics-seed.ts) in both, then each month view (trends, funnel, lifecycle,
+// and the other persons views and insights) timed through the real app, the two databases taking
+// turns query by query, each beside the count(*) of the month on its own database, and whether
+// both answered the same numbers.
+//   node bench/analytics-citus.bench.ts --events 1000000
+//     [--url postgres://root@/herd_bench_citus?host=/var/run/postgresql]   (a database the bench owns: createdb herd_bench_citus)
+//     [--citus postgres://root@127.0.0.1:55432/herd_bench_citus] [--workers 127.0.0.1:55433,127.0.0.1:55434]
+//     [--slices 1] [--citus-slices 1] [--only funnel]
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { defaultConfig } from '../src/config.ts';
+import type { DatabaseHandle } from '../src/db/database.ts';
+import { createLogger } from '../src/log.ts';
+import { makeTenant } from '../test/helpers/factories.ts';
+import { SEED_END, seedAnalytics } from './analytics-seed.ts';
+import { ANALYTICS_VIEWS } from './analytics-views.ts';
+import { DEFAULT_CITUS_WORKERS, describeCitus, describeDatabase, median, openBenchDatabase, openCitusBenchDatabase, printTable, ratio, timed } from './lib.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'postgres://root@/herd_bench_citus?host=/var/run/postgresql' },
+    citus: { type: 'string', default: 'postgres://root@127.0.0.1:55432/herd_bench_citus' },
+    workers: { type: 'string', default: DEFAULT_CITUS_WORKERS },
+    events: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '5' },
+    only: { type: 'string', default: '' },
+    // ANALYTICS_SLICES of the app on each database (default: automatic, 3 on a server).
+    slices: { type: 'string', default: '' },
+    'citus-slices': { type: 'string', default: '' },
+  },
+});
+const EVENTS = Number(args.events);
+const PERSONS = Math.max(1, Math.round(EVENTS / 10));
+const RUNS = Number(args.runs);
+const MONTH_COUNT = sql`timestamp >= '2024-01-02' and timestamp < '2024-02-01'`;
+
+interface Target {
+  label: string;
+  seedMs: number;
+  count: () => Promise<unknown>;
+  request: (path: string, params: Record<string, unknown>) => Promise<unknown>;
+  close: () => Promise<void>;
+}
+
+async function prepare(label: string, handle: DatabaseHandle, databaseUrl: string, slices: string): Promise<Target> {
+  const tenant = await makeTenant(handle.db);
+  const teamId = tenant.project.id;
+  const seedMs = await seedAnalytics(handle, teamId, EVENTS, PERSONS);
+  const config = defaultConfig({ rateLimit: false, databaseUrl, analyticsSlices: slices ? Number(slices) : null });
+  const app = await buildApp({ db: handle.db, config, clock: { now: () => SEED_END }, log: createLogger('silent') });
+  return {
+    label,
+    seedMs,
+    count: () => sql`select count(*) from events where team_id = ${teamId} and ${MONTH_COUNT}`.execute(handle.db),
+    request: async (path, params) => {
+      const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/${path}/?${query}`, headers: tenant.headers });
+      if (res.statusCode !== 200) throw new Error(`${label} ${path}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      return res.json();
+    },
+    close: async () => {
+      await app.close();
+      await handle.close();
+    },
+  };
+}
+
+/**
+ * The numbers of an answer, to compare two databases: person ids, uuids and the order of a page of
+ * persons (by uuid, random per database) differ; the counts, series and aggregates must not.
+ */
+function numbersOf(body: unknown): string {
+  const numbers: number[] = [];
+  const walk = (value: unknown, key: string) => {
+    if (['id', 'people', 'person', 'persons', 'uuid', 'distinct_ids'].includes(key)) {
+      if (Array.isArray(value)) numbers.push(value.length);
+      return;
+    }
+    if (typeof value === 'number') numbers.push(value);
+    else if (Array.isArray(value)) value.forEach((item) => walk(item, ''));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(body, '');
+  return createHash('sha1').update(numbers.join(',')).digest('hex').slice(0, 8);
+}
+
+const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+
+async function main() {
+  const pg = await prepare(describeDatabase(args.url), await openBenchDatabase(args.url), args.url, args.slices);
+  const citus = await prepare(describeCitus(args.citus, args.workers), await openCitusBenchDatabase(args.citus, args.workers), args.citus, args['citus-slices']);
+  const targets = [pg, citus];
+  const loadBefore = load();
+  const views = ANALYTICS_VIEWS.filter((view) => view.range === 'month' && (!args.only || view.label.includes(args.only)));
+  const queries: [string, (t: Target) => Promise<unknown>][] = [
+    ['baseline: count(*) of the month', (t) => t.count()],
+    ...views.map((view): [string, (t: Target) => Promise<unknown>] => [view.label, (t) => t.request(view.path, view.params)]),
+    ['baseline again: count(*) of the month', (t) => t.count()],
+  ];
+  const rows = [];
+  let baselines = [0, 0];
+  for (const [label, run] of queries) {
+    // The two databases take turns run by run, so the shared machine's load falls on both alike.
+    const answers = [];
+    for (const target of targets) answers.push(numbersOf(await run(target)));
+    const samples: number[][] = [[], []];
+    for (let i = 0; i < RUNS; i++) {
+      for (const [t, target] of targets.entries()) samples[t].push((await timed(() => run(target))).ms);
+    }
+    const [single, cluster] = samples.map(median);
+    if (label.startsWith('baseline:')) baselines = [single, cluster];
+    rows.push({
+      'month view': label,
+      'PostgreSQL p50 ms': single.toFixed(1),
+      'PostgreSQL / its count(*)': ratio(single, baselines[0]),
+      'Citus p50 ms': cluster.toFixed(1),
+      'Citus / its count(*)': ratio(cluster, baselines[1]),
+      'Citus / PostgreSQL': ratio(cluster, single),
+      'same numbers': answers[0] === answers[1] ? 'yes' : 'no',
+    });
+  }
+  printTable(
+    `${EVENTS} events, ${PERSONS} persons of one project over a month; ${pg.label} (seeded in ${(pg.seedMs / 1000).toFixed(0)} s, slices ${args.slices || 'auto'}) beside ${citus.label} (seeded in ${(citus.seedMs / 1000).toFixed(0)} s, slices ${args['citus-slices'] || 'auto'}); median of ${RUNS}; load average ${loadBefore} at the start, ${load()} at the end`,
+    rows,
+  );
+  for (const target of targets) await target.close();
+}
+
+await main();

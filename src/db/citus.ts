@@ -1,0 +1,79 @@
+// On a database with the citus extension, `herd migrate` (and a starting server) distributes the
+// schema after the migrations: once, in one transaction, and again only for a table a later
+// migration adds. Plain PostgreSQL and PGlite are left as they are.
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+
+type Placement =
+  | { table: string; kind: 'reference' }
+  | { table: string; kind: 'distributed'; column: string; colocateWith: string };
+
+/**
+ * In this order: a table is placed after every table its foreign keys point to. Reference tables
+ * (small, global, read with every request) are copied to every node, so any shard joins them locally.
+ */
+export const PLACEMENTS: readonly Placement[] = [
+  { table: 'organizations', kind: 'reference' },
+  { table: 'users', kind: 'reference' },
+  { table: 'teams', kind: 'reference' },
+  { table: 'personal_api_keys', kind: 'reference' },
+  { table: 'organization_memberships', kind: 'reference' },
+  { table: 'roles', kind: 'reference' },
+  { table: 'role_memberships', kind: 'reference' },
+  // A role's associated flags span every project of its organization: by team_id, listing a role
+  // would read one shard per project. Flags are few per project (as grants are), so both tables are
+  // copied everywhere and every role and flag query reads one node.
+  { table: 'feature_flags', kind: 'reference' },
+  { table: 'feature_flag_role_access', kind: 'reference' },
+  // A project's persons, their ids, cohorts, deletions and counters live on one shard, so every request
+  // of the persons API is routed to one worker, and their foreign keys and joins stay local.
+  { table: 'persons', kind: 'distributed', column: 'team_id', colocateWith: 'none' },
+  { table: 'person_distinct_ids', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'cohorts', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'cohort_people', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'deletion_tasks', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'person_count_deltas', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  // Its key is (organization_id, id) and role entries belong to no project: by organization.
+  { table: 'activity_log', kind: 'distributed', column: 'organization_id', colocateWith: 'none' },
+  // The table without bound: by distinct id, so one project's events lie on every worker and its
+  // views scan them in parallel; a distinct id never changes on an event (person_id does, on
+  // merges), and the events of one distinct id (one user's stream) stay on one shard.
+  { table: 'events', kind: 'distributed', column: 'distinct_id', colocateWith: 'none' },
+];
+
+export async function hasCitus(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ citus: boolean }>`select exists (select 1 from pg_extension where extname = 'citus') as citus`.execute(db);
+  return rows[0]?.citus === true;
+}
+
+/** Distributes every table not yet placed; answers the tables it placed (none when not on Citus). */
+export async function distributeSchema(db: Db): Promise<string[]> {
+  if (!(await hasCitus(db))) return [];
+  return db.transaction().execute(async (trx) => {
+    // Two servers starting at once: the second waits, then finds everything placed.
+    await sql`select pg_advisory_xact_lock(7241007)`.execute(trx);
+    // Otherwise making `organizations` a reference table turns every table whose foreign key points
+    // to it into a "citus local" table, which then can no longer be distributed.
+    await sql`set local citus.enable_local_reference_table_foreign_keys = off`.execute(trx);
+    // Shards created in this transaction get their foreign keys to reference tables created in it:
+    // Citus requires one connection per node for that.
+    await sql`set local citus.multi_shard_modify_mode = 'sequential'`.execute(trx);
+    // The person-count triggers on `persons` (migration 0009) only write the co-located shard of
+    // `person_count_deltas` on their own worker, which Citus allows from a trigger; it asks to be
+    // told that such triggers are intended.
+    await sql`set local citus.enable_unsafe_triggers = on`.execute(trx);
+    const { rows } = await sql<{ table: string }>`select logicalrelid::regclass::text as table from pg_dist_partition`.execute(trx);
+    const placed = new Set(rows.map((row) => row.table));
+    const done: string[] = [];
+    for (const placement of PLACEMENTS) {
+      if (placed.has(placement.table)) continue;
+      if (placement.kind === 'reference') {
+        await sql`select create_reference_table(${placement.table})`.execute(trx);
+      } else {
+        await sql`select create_distributed_table(${placement.table}, ${placement.column}, colocate_with => ${placement.colocateWith})`.execute(trx);
+      }
+      done.push(placement.table);
+    }
+    return done;
+  });
+}
