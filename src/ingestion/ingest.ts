@@ -37,8 +37,13 @@ export interface IngestOutcome {
 const RETRYABLE_CODES = new Set(['23505', '40001', '40P01']);
 const MAX_ATTEMPTS = 8;
 
+// Citus reports a unique violation met by a worker inside a multi-shard statement (the batch's one
+// write statement with its CTEs) as an internal error, XX000, keeping PostgreSQL's message.
+const CITUS_UNIQUE_VIOLATION = /^duplicate key value violates unique constraint /;
+
 function isRetryable(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === 'XX000') return CITUS_UNIQUE_VIOLATION.test((error as Error).message);
   return typeof code === 'string' && RETRYABLE_CODES.has(code);
 }
 
