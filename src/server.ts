@@ -30,7 +30,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const handle = await openDatabase(config);
   const applied = await migrateToLatest(handle.db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
-  const deps: Deps = { db: handle.db, config, clock: systemClock, log };
+  const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes };
   const app = await buildApp(deps);
   const url = await app.listen({ port: config.port, host: config.host });
   const extensions = serverExtensions.map((start) => start(deps));

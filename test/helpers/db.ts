@@ -91,6 +91,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     db: handle.db,
     kind: handle.kind,
+    changes: handle.changes,
     connection: clone.connection,
     close: async () => {
       await handle.close();

@@ -5,7 +5,6 @@ import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { Migrator } from 'kysely';
 import { openPGlite } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { makeTenant } from '../helpers/factories.ts';
 
@@ -26,7 +25,9 @@ test('0007 links stored personless events and leaves placeholders for the ids wi
     });
     await db.insertInto('events').values([event('known', null), event('known', person.id), event('stranger', null), event('stranger', null)]).execute();
 
-    assert.deepEqual(await migrateToLatest(db), ['0007_personless_ids']);
+    const applied = await migrator.migrateTo('0007_personless_ids');
+    assert.equal(applied.error, undefined);
+    assert.deepEqual(applied.results?.map((result) => result.migrationName), ['0007_personless_ids']);
     const events = await db.selectFrom('events').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).orderBy('id').execute();
     assert.deepEqual(events.map((row) => row.person_id), [person.id, person.id, null, null]);
     const ids = await db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).orderBy('distinct_id').execute();

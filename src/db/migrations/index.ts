@@ -4,10 +4,12 @@ import * as initial from './0001_initial.ts';
 import * as persons from './0004_persons.ts';
 import * as analytics from './0006_analytics.ts';
 import * as personlessIds from './0007_personless_ids.ts';
+import * as accessChanges from './0010_access_changes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0004_persons': persons,
   '0006_analytics': analytics,
   '0007_personless_ids': personlessIds,
+  '0010_access_changes': accessChanges,
 };
