@@ -1,5 +1,5 @@
 // The access check of a known key on a known target reads nothing from the database; what it
-// keeps is bounded, and a stranger's keys are never kept. (How changes reach every server:
+// keeps is bounded, and a stranger's keys are never kept. Past it, a person read is one statement. (How changes reach every server:
 // test/integration/access-cache.test.ts.)
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -10,7 +10,7 @@ import type { App } from '../../src/http/route-module.ts';
 import { AccessCache } from '../../src/modules/access/access-cache.ts';
 import { authorizeRequest } from '../../src/modules/access/access.service.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
+import { bearer, makePerson, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 
 /** Counts the statements the app runs. */
 class Counter implements KyselyPlugin {
@@ -65,6 +65,22 @@ describe('access kept in memory', () => {
     await statementsOf(url, member.headers);
     await ctx.deps.db.deleteFrom('organization_memberships').where('organization_id', '=', tenant.organization.id).where('id', '=', member.membership.id).execute();
     await statementsOf(url, member.headers, 403);
+  });
+
+  it('a person read by id, by uuid or by distinct id is one statement', async () => {
+    const person = await makePerson(ctx.deps.db, tenant.project.id, { distinctIds: ['first', 'second'], properties: { plan: 'pro' } });
+    const base = `/api/projects/${tenant.project.id}/persons/`;
+    for (const url of [`${base}${person.id}/`, `${base}${person.uuid}/`, `${base}?distinct_id=second`]) {
+      await statementsOf(url, tenant.headers);
+      assert.equal(await statementsOf(url, tenant.headers), 1, url);
+    }
+    const byDistinctId = await counted.inject({ method: 'GET', url: `${base}?distinct_id=second`, headers: tenant.headers });
+    assert.deepEqual(
+      byDistinctId.json().results.map((found: { uuid: string; distinct_ids: string[] }) => [found.uuid, found.distinct_ids]),
+      [[person.uuid, ['first', 'second']]],
+    );
+    const retrieved = await counted.inject({ method: 'GET', url: `${base}${person.id}/`, headers: tenant.headers });
+    assert.deepEqual(retrieved.json().distinct_ids, ['first', 'second']);
   });
 
   it('never keeps a key it does not know, nor more than its bound', async () => {
