@@ -19,14 +19,27 @@ export function registerMetrics(app: FastifyInstance) {
     registers: [registry],
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+  // The labelled series of each method, route and status, found once: a request then costs two
+  // map lookups, not a label object and its key string.
+  const series = new Map<string, Map<string, Map<number, { count: Counter.Internal; time: Histogram.Internal<string> }>>>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    let ofRoute = series.get(route);
+    if (!ofRoute) series.set(route, (ofRoute = new Map()));
+    let ofMethod = ofRoute.get(method);
+    if (!ofMethod) ofRoute.set(method, (ofMethod = new Map()));
+    let found = ofMethod.get(status);
+    if (!found) {
+      const labels = { method, route, status: String(status) };
+      ofMethod.set(status, (found = { count: requests.labels(labels), time: latency.labels(labels) }));
+    }
+    return found;
+  };
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const found = seriesOf(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    found.count.inc();
+    found.time.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
