@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { ChangeFeed, listenOnPGlite, listenOnPostgres, type DatabaseChanges } from './changes.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -33,6 +34,7 @@ export async function openPostgres(connection: string | pg.PoolConfig, poolSize:
   const config = typeof connection === 'string' ? { connectionString: connection } : connection;
   const pool = new pg.Pool({
     ...config,
+    Client: PreparingClient,
     max: poolSize,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -3,6 +3,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsPattern } from '../../db/like-pattern.ts';
+import { runPrepared } from '../../db/prepared.ts';
 import type { JsonObject } from '../../db/schema.ts';
 import { personsWhereSql, type FilterNode } from '../../filters/property-filter.ts';
 import type { PageRequest } from '../../wire/page.ts';
@@ -61,13 +62,13 @@ export async function loadPersons(db: Db, teamId: number, personIds: number[]): 
   });
 }
 
-/** The person with its distinct ids, in one statement. */
+/** The person with its distinct ids, in one (prepared) statement. */
 export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promise<PersonRecord | undefined> {
   const match = 'id' in ref ? sql`p.id = ${ref.id}::bigint` : sql`p.uuid = ${ref.uuid.toLowerCase()}::uuid`;
-  const result = await sql<PersonRecord>`
+  const query = sql<PersonRecord>`
     select p.id, p.uuid, p.properties, p.created_at, ${distinctIdsOf(teamId, 'p')} as distinct_ids
-    from persons p where p.team_id = ${teamId}::integer and ${match}`.execute(db);
-  return result.rows[0];
+    from persons p where p.team_id = ${teamId}::integer and ${match}`;
+  return (await runPrepared(db, query.compile(db)))[0];
 }
 
 /** The WHERE of the list over `persons as p` (the team condition included). */
@@ -110,7 +111,7 @@ function whereAll(conditions: Expression<SqlBool>[]) {
 
 /** One page of persons with their distinct ids (attached after the page is cut, so offset rows cost nothing more). */
 export async function listPersons(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRecord[]> {
-  const result = await sql<PersonRecord>`
+  const query = sql<PersonRecord>`
     select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
     from (
       select p.id, p.uuid, p.properties, p.created_at from persons p
@@ -118,9 +119,15 @@ export async function listPersons(db: Db, teamId: number, filters: PersonFilters
       order by p.created_at desc, p.id desc
       limit ${page.limit}::integer offset ${page.offset}::bigint
     ) l
-    order by l.created_at desc, l.id desc`.execute(db);
-  return result.rows;
+    order by l.created_at desc, l.id desc`;
+  // A lookup by distinct id alone is a point read of one shape: prepared. Other lists keep a plan
+  // made for their values (a search pattern, a property filter).
+  if (isDistinctIdLookup(filters)) return runPrepared(db, query.compile(db));
+  return (await query.execute(db)).rows;
 }
+
+const isDistinctIdLookup = (filters: PersonFilters) =>
+  filters.distinctId !== undefined && filters.email === undefined && filters.search === undefined && filters.properties === undefined;
 
 /** The person's distinct ids in the order they were attached, for a row aliased `person`. */
 const distinctIdsOf = (teamId: number, person: 'l' | 'p') =>
