@@ -9,6 +9,7 @@ import { registerErrorHandling, renderFrameworkError } from './http/plugins/erro
 import { registerInputGuards } from './http/plugins/input-guards.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
+import { RequestLog } from './http/plugins/request-log.ts';
 import type { App } from './http/route-module.ts';
 import { routeModules } from './http/routes/index.ts';
 
@@ -18,6 +19,7 @@ export const API_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) => void } = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
+    logController: new RequestLog(deps.log),
     bodyLimit: API_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     requestIdHeader: 'x-request-id',
@@ -38,9 +40,10 @@ export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) =
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   await registerOpenApi(app);
   registerMetrics(app);

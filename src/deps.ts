@@ -1,6 +1,7 @@
 // The composition root's shape: built once in server.ts (or a test) and passed down.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import type { DatabaseChanges } from './db/changes.ts';
 import type { Db } from './db/database.ts';
 
 export interface Clock {
@@ -14,4 +15,6 @@ export interface Deps {
   readonly config: Config;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Where `db`'s access rows are announced changed; without it, access is looked up on every request. */
+  readonly changes?: DatabaseChanges;
 }

@@ -40,3 +40,45 @@ const serializeRequest = (req: LoggedRequest) => ({
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } }, destination);
 }
+
+/**
+ * Writes the lines of one turn of the event loop at its end, in one write to `target`, not one
+ * write each: under load, many requests complete in a turn. `flush` writes what is pending now.
+ */
+export function linesPerTurn(target: pino.DestinationStream): pino.DestinationStream & { flush(): void } {
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const lines = pending;
+    pending = '';
+    target.write(lines);
+  };
+  return {
+    write(line: string) {
+      pending += line;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}
+
+const processDestinations = new Map<number, pino.DestinationStream>();
+
+/**
+ * The server's log on stdout or stderr: lines per turn, written synchronously; what a turn logged
+ * is written before the process exits (only a SIGKILL can lose it). One per descriptor.
+ */
+export function processLogDestination(fd: 1 | 2): pino.DestinationStream {
+  let destination = processDestinations.get(fd);
+  if (!destination) {
+    const batched = linesPerTurn(pino.destination({ dest: fd, sync: true }));
+    process.on('exit', batched.flush);
+    processDestinations.set(fd, (destination = batched));
+  }
+  return destination;
+}

@@ -6,7 +6,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
 import { systemClock, type Deps } from './deps.ts';
-import { createLogger } from './log.ts';
+import { createLogger, processLogDestination } from './log.ts';
 import type { App } from './http/route-module.ts';
 
 export interface RunningServer {
@@ -26,11 +26,11 @@ export interface ServerOptions {
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const log = createLogger(config.logLevel, options.logDestination);
+  const log = createLogger(config.logLevel, options.logDestination ?? processLogDestination(1));
   const handle = await openDatabase(config);
   const applied = await migrateToLatest(handle.db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
-  const deps: Deps = { db: handle.db, config, clock: systemClock, log };
+  const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes };
   const app = await buildApp(deps);
   const url = await app.listen({ port: config.port, host: config.host });
   const extensions = serverExtensions.map((start) => start(deps));

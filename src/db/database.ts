@@ -4,8 +4,10 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { ChangeFeed, listenOnPGlite, listenOnPostgres, type DatabaseChanges } from './changes.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -13,6 +15,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** Changes to the rows access checks read, for the caches that keep them (LISTEN starts on the first subscriber). */
+  readonly changes: DatabaseChanges;
   close(): Promise<void>;
 }
 
@@ -32,8 +36,10 @@ export async function openPostgres(
   poolSize: number,
   options: { onConnect?: (client: pg.PoolClient) => void } = {},
 ): Promise<DatabaseHandle> {
+  const config = typeof connection === 'string' ? { connectionString: connection } : connection;
   const pool = new pg.Pool({
-    ...(typeof connection === 'string' ? { connectionString: connection } : connection),
+    ...config,
+    Client: PreparingClient,
     max: poolSize,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -41,8 +47,14 @@ export async function openPostgres(
     },
   });
   if (options.onConnect) pool.on('connect', options.onConnect);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  const changes = new ChangeFeed();
+  listenOnPostgres(changes, config);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [changes.writeWatch] });
+  const close = async () => {
+    await changes.close();
+    await db.destroy();
+  };
+  return { db, kind: 'postgres', changes, close };
 }
 
 /**
@@ -64,15 +76,18 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
     lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const changes = new ChangeFeed();
+  listenOnPGlite(changes, pglite);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins: [changes.writeWatch] });
   const close = async () => {
     try {
+      await changes.close();
       await db.destroy();
     } finally {
       lock?.release();
     }
   };
-  return { db, kind: 'pglite', close };
+  return { db, kind: 'pglite', changes, close };
 }
 
 export function openDatabase(config: Config): Promise<DatabaseHandle> {

@@ -40,6 +40,7 @@ export async function setupTestApp(options: { config?: Partial<Config>; clock?: 
   const clock = options.clock ?? new TestClock();
   const deps: Deps = {
     db: database.db,
+    changes: database.changes,
     config: defaultConfig(options.config),
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),

@@ -97,6 +97,7 @@ async function createCitusTestDatabase(baseUrl: string, workers: CitusNode[]): P
     return {
       db: handle.db,
       kind: handle.kind,
+      changes: handle.changes,
       connection,
       close: async () => {
         await handle.close();
@@ -123,6 +124,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     db: handle.db,
     kind: handle.kind,
+    changes: handle.changes,
     connection: clone.connection,
     close: async () => {
       await handle.close();

@@ -1,4 +1,4 @@
-import pino from 'pino';
+import { processLogDestination } from '../../log.ts';
 import { emit, type Command } from '../cli.ts';
 
 export const serveCommand: Command = {
@@ -13,7 +13,7 @@ export const serveCommand: Command = {
     // Loaded on demand: the other commands start without the whole HTTP layer.
     const { serveForever } = await import('../../server.ts');
     // With --json stdout carries only the one result object; the log lines go to stderr.
-    const server = await serveForever(context.config, context.json ? { logDestination: pino.destination(2) } : {});
+    const server = await serveForever(context.config, context.json ? { logDestination: processLogDestination(2) } : {});
     if (context.json) emit(context, { url: server.url, pid: process.pid }, []);
   },
 };

@@ -6,6 +6,7 @@ import * as analytics from './0006_analytics.ts';
 import * as personlessIds from './0007_personless_ids.ts';
 import * as personOrder from './0008_events_person_order.ts';
 import * as scaleOut from './0009_scale_out.ts';
+import * as accessChanges from './0010_access_changes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0007_personless_ids': personlessIds,
   '0008_events_person_order': personOrder,
   '0009_scale_out': scaleOut,
+  '0010_access_changes': accessChanges,
 };

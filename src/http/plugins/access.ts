@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Deps } from '../../deps.ts';
 import { throttled } from '../../errors.ts';
+import { AccessCache } from '../../modules/access/access-cache.ts';
 import {
   authorizeRequest,
   type Actor,
@@ -64,6 +65,8 @@ export const RATE_LIMITS = {
 
 export async function registerAccess(app: FastifyInstance, deps: Deps) {
   app.decorateRequest('access', null);
+  const cache = deps.changes ? await AccessCache.open(deps.changes) : null;
+  if (cache) app.addHook('onClose', async () => cache.close());
 
   // `isAllowed` only means "on the allow list"; `isExceeded` is the verdict.
   type Limiter = (request: FastifyRequest) => Promise<{ isExceeded: boolean; ttlInSeconds?: number }>;
@@ -89,7 +92,7 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     const params = (request.params ?? {}) as Record<string, string>;
     const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
     const target = rule.project ? { project: params[rule.project] ?? '' } : rule.organization ? { organization: params[rule.organization] ?? '' } : {};
-    request.access = await authorizeRequest(deps, { authorization: request.headers.authorization, ...target, scopes: rule.scopes, admin });
+    request.access = await authorizeRequest(deps, { authorization: request.headers.authorization, ...target, scopes: rule.scopes, admin }, cache);
 
     if (limiters) {
       for (const limiter of limiters[rule.tier ?? 'default']) {

@@ -4,6 +4,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { containsPattern } from '../../db/like-pattern.ts';
+import { runPrepared } from '../../db/prepared.ts';
 import type { JsonObject } from '../../db/schema.ts';
 import { personsWhereSql, type FilterNode } from '../../filters/property-filter.ts';
 import type { PageRequest } from '../../wire/page.ts';
@@ -62,11 +63,13 @@ export async function loadPersons(db: Db, teamId: number, personIds: number[]): 
   });
 }
 
+/** The person with its distinct ids, in one (prepared) statement. */
 export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promise<PersonRecord | undefined> {
-  const row = await findPersonRow(db, teamId, ref);
-  if (!row) return undefined;
-  const distinctIds = await loadDistinctIds(db, teamId, [row.id]);
-  return { ...row, distinct_ids: distinctIds.get(row.id) ?? [] };
+  const match = 'id' in ref ? sql`p.id = ${ref.id}::bigint` : sql`p.uuid = ${ref.uuid.toLowerCase()}::uuid`;
+  const query = sql<PersonRecord>`
+    select p.id, p.uuid, p.properties, p.created_at, ${distinctIdsOf(teamId, 'p')} as distinct_ids
+    from persons p where p.team_id = ${teamId}::integer and ${match}`;
+  return (await runPrepared(db, query.compile(db)))[0];
 }
 
 /** The WHERE of the list over `persons as p` (the team condition included). */
@@ -109,21 +112,27 @@ function whereAll(conditions: Expression<SqlBool>[]) {
 
 /** One page of persons with their distinct ids (attached after the page is cut, so offset rows cost nothing more). */
 export async function listPersons(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRecord[]> {
-  const result = await sql<PersonRecord>`
-    select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId)} as distinct_ids
+  const query = sql<PersonRecord>`
+    select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
     from (
       select p.id, p.uuid, p.properties, p.created_at from persons p
       where ${whereAll(conditionsOf(teamId, filters))}
       order by p.created_at desc, p.id desc
       limit ${page.limit}::integer offset ${page.offset}::bigint
     ) l
-    order by l.created_at desc, l.id desc`.execute(db);
-  return result.rows;
+    order by l.created_at desc, l.id desc`;
+  // A lookup by distinct id alone is a point read of one shape: prepared. Other lists keep a plan
+  // made for their values (a search pattern, a property filter).
+  if (isDistinctIdLookup(filters)) return runPrepared(db, query.compile(db));
+  return (await query.execute(db)).rows;
 }
 
-/** The person's distinct ids in the order they were attached, for a row aliased `l`. */
-const distinctIdsOf = (teamId: number) =>
-  sql`array(select d.distinct_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.person_id = l.id order by d.id)`;
+const isDistinctIdLookup = (filters: PersonFilters) =>
+  filters.distinctId !== undefined && filters.email === undefined && filters.search === undefined && filters.properties === undefined;
+
+/** The person's distinct ids in the order they were attached, for a row aliased `person`. */
+const distinctIdsOf = (teamId: number, person: 'l' | 'p') =>
+  sql`array(select d.distinct_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.person_id = ${sql.ref(`${person}.id`)} order by d.id)`;
 
 const FOLD_THRESHOLD = 1000;
 
@@ -178,7 +187,7 @@ export async function* iteratePersons(db: Db, teamId: number, filters: PersonFil
     if (upTo) conditions.push(sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`);
     if (after) conditions.push(sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`);
     const result = await sql<PersonRecord>`
-      select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId)} as distinct_ids
+      select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
       from (
         select p.id, p.uuid, p.properties, p.created_at from persons p
         where ${whereAll(conditions)}

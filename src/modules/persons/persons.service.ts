@@ -51,6 +51,11 @@ export async function listPersonsPage(
 ): Promise<{ count: number; results: PersonWire[] }> {
   const teamId = input.project.id;
   const filters = await filtersOf(deps, teamId, input.filters);
+  if (filters.distinctId !== undefined) {
+    // A distinct id names one person at most: its match is the whole list, and the count its length.
+    const matches = await listPersons(deps.db, teamId, filters, { limit: 1, offset: 0 });
+    return { count: matches.length, results: input.page.offset === 0 ? matches.map(serializePerson) : [] };
+  }
   const [count, persons] = await Promise.all([countPersons(deps.db, teamId, filters), listPersons(deps.db, teamId, filters, input.page)]);
   return { count, results: persons.map(serializePerson) };
 }

@@ -1,0 +1,43 @@
+// A person read runs as a named statement on PostgreSQL: prepared once on a connection and found
+// there by later runs. (PGlite, in the process, runs it unnamed: there the reads still answer.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openPostgres, type DatabaseHandle } from '../../src/db/database.ts';
+import { findPerson, listPersons } from '../../src/modules/persons/persons.repository.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { makePerson, makeTenant, type TestPerson } from '../helpers/factories.ts';
+
+describe('prepared point reads', () => {
+  let database: TestDatabase;
+  let single: DatabaseHandle | null = null;
+  let teamId: number;
+  let person: TestPerson;
+
+  before(async () => {
+    database = await createTestDatabase();
+    teamId = (await makeTenant(database.db)).project.id;
+    person = await makePerson(database.db, teamId, { distinctIds: ['a', 'b'] });
+    // One connection: the statements it prepared are the ones pg_prepared_statements shows.
+    if (database.connection) single = await openPostgres(database.connection, 1);
+  });
+  after(async () => {
+    await single?.close();
+    await database.close();
+  });
+
+  it('reads a person by id, uuid and distinct id the same way every time', async () => {
+    const db = single?.db ?? database.db;
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual((await findPerson(db, teamId, { id: person.id }))?.distinct_ids, ['a', 'b']);
+      assert.equal((await findPerson(db, teamId, { uuid: person.uuid }))?.id, person.id);
+      assert.deepEqual((await listPersons(db, teamId, { distinctId: 'b' }, { limit: 1, offset: 0 })).map((found) => found.id), [person.id]);
+      assert.equal(await findPerson(db, teamId, { id: person.id + 1000 }), undefined);
+    }
+    if (!single) return;
+    const statements = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(single.db);
+    const named = statements.rows.filter((row) => row.name.startsWith('herd_'));
+    assert.equal(named.filter((row) => row.statement.includes('from persons p where p.team_id')).length, 2, 'by id and by uuid');
+    assert.equal(named.filter((row) => row.statement.includes('d.distinct_id = $')).length, 1, 'by distinct id');
+  });
+});
