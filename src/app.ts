@@ -9,6 +9,7 @@ import { registerErrorHandling, renderFrameworkError } from './http/plugins/erro
 import { registerInputGuards } from './http/plugins/input-guards.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
+import { registerRequestLimits } from './http/plugins/request-limits.ts';
 import type { App } from './http/route-module.ts';
 import { routeModules } from './http/routes/index.ts';
 
@@ -43,6 +44,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   });
   await registerOpenApi(app);
   registerMetrics(app);
+  registerRequestLimits(app, deps);
   await registerAccess(app, deps);
   for (const register of routeModules) await register(app, deps);
   await app.ready();

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { applyQueryBudget } from './query-budget.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -35,7 +36,7 @@ export async function openPostgres(connection: string | pg.PoolConfig, poolSize:
         oid === INT8_OID || oid === NUMERIC_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, onReserveConnection: applyQueryBudget }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 

@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { authenticate } from '../../modules/access/access.service.ts';
 import { jsonTypeName } from '../../json-shape.ts';
 import { AppError, methodNotAllowed, notFound, payloadTooLarge, serverError, validationError } from '../../errors.ts';
+import { statementTimeoutError } from './request-limits.ts';
 
 interface AjvError {
   keyword: string;
@@ -138,7 +139,7 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error) ?? statementTimeoutError(request, error);
     if (appError) return sendError(reply, appError);
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, serverError());

@@ -8,8 +8,10 @@ import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const tags = ['cohorts'];
-const read = { access: { scopes: ['cohort:read'], project: 'project_id' } };
-const write = { access: { scopes: ['cohort:write'], project: 'project_id' } };
+// A cohort answers its count (a scan of the persons for a dynamic one), and a static cohort made
+// from a filter is filled by one: every route but delete is heavy.
+const read = { access: { scopes: ['cohort:read'], project: 'project_id' }, heavy: 'scan' as const };
+const write = { access: { scopes: ['cohort:write'], project: 'project_id' }, heavy: 'scan' as const };
 
 export const cohortRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/cohorts';
@@ -39,7 +41,7 @@ export const cohortRoutes: RouteModule = (app, deps) => {
 
   app.delete(`${base}/:id/`, {
     schema: { tags, params: CohortParams, response: { 204: Type.Null({ description: 'No body' }), ...errorResponses } },
-    config: write,
+    config: { access: write.access },
   }, async (request, reply) => {
     await deleteCohort(deps, { project: projectAccessOf(request).project, id: request.params.id });
     return reply.code(204).send(null);

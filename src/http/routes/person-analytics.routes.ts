@@ -104,7 +104,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
       method: route.methods,
       url: `/api/projects/:project_id/persons/${route.name}/`,
       schema: { tags, params: ProjectParams, querystring: Query(QUERY_NAMES[route.name]), response: { 200: ActorsEnvelope, ...errorResponses } },
-      config: { access },
+      config: { access, heavy: 'analytics' },
       handler: async (request, reply) => {
         const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
         // A funnel request naming a correlation entity is answered by the correlation view (as PostHog does).
@@ -130,7 +130,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
 
   app.get('/api/projects/:project_id/persons/retention/', {
     schema: { tags, params: ProjectParams, querystring: Query(QUERY_NAMES.retention), response: { 200: RetentionEnvelope, ...errorResponses } },
-    config: { access },
+    config: { access, heavy: 'analytics' },
   }, async (request, reply) => {
     const raw = mergeParams(request.query, undefined);
     const csv = wantsCsv(request);

@@ -32,7 +32,8 @@ export const personViewRoutes: RouteModule = (app, deps) => {
 
   app.get(`${base}/values/`, {
     schema: { tags, params: ProjectParams, querystring: ValuesQuery, response: { 200: Type.Array(ValueItem), ...errorResponses } },
-    config: read,
+    // The values of a property key come from a scan of the project's persons.
+    config: { ...read, heavy: 'scan' },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const values = await listPropertyValues(deps, { project: projectAccessOf(request).project, key: request.query.key, value: request.query.value });
@@ -41,7 +42,8 @@ export const personViewRoutes: RouteModule = (app, deps) => {
 
   app.get(`${base}/cohorts/`, {
     schema: { tags, params: ProjectParams, querystring: PersonCohortsQuery, response: { 200: Type.Object({ results: Type.Array(PersonCohort) }), ...errorResponses } },
-    config: { access: { scopes: ['person:read', 'cohort:read'], project: 'project_id' } },
+    // Every dynamic cohort holding the person is counted: a scan per cohort.
+    config: { access: { scopes: ['person:read', 'cohort:read'], project: 'project_id' }, heavy: 'scan' },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const results = await listPersonCohorts(deps, { project: projectAccessOf(request).project, personId: request.query.person_id });

@@ -10,11 +10,19 @@ import { wantsCsv } from '../../wire/csv.ts';
 import { errorResponses, FormatQuery, Page, ProjectParams } from '../../wire/schemas.ts';
 import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
+import type { HeavyKind } from '../plugins/request-limits.ts';
 import { booleanParam, personTarget, respond, sendCsv } from '../route-helpers.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const tags = ['persons'];
 const read = { access: { scopes: ['person:read'], project: 'project_id' } };
+
+/** The whole CSV export runs long; a property filter or a search may scan every person of the project. */
+const listWeight = (request: FastifyRequest): HeavyKind | null => {
+  const query = request.query as { limit?: number; properties?: string; search?: string };
+  if (wantsCsv(request) && query.limit === undefined) return 'analytics';
+  return query.properties || query.search ? 'scan' : null;
+};
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
@@ -33,7 +41,7 @@ export const personRoutes: RouteModule = (app, deps) => {
 
   app.get(`${base}/`, {
     schema: { tags, params: ProjectParams, querystring: PersonListQuery, response: { 200: Page(Person), ...errorResponses } },
-    config: read,
+    config: { ...read, heavy: listWeight },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
