@@ -3,7 +3,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateOpened } from './db/migrate.ts';
 import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger } from './log.ts';
@@ -28,7 +28,7 @@ export interface ServerOptions {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = createLogger(config.logLevel, options.logDestination);
   const handle = await openDatabase(config);
-  const applied = await migrateToLatest(handle.db);
+  const applied = await migrateOpened(handle);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   const deps: Deps = { db: handle.db, config, clock: systemClock, log };
   const app = await buildApp(deps);

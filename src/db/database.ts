@@ -5,6 +5,9 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { migrateToLatest } from './migrate.ts';
+import { migrations } from './migrations/index.ts';
+import { copyImage, imageDirectory, isFreshDataDir, preparedImage } from './pglite-image.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { applyQueryBudget } from './query-budget.ts';
 import type { Database } from './schema.ts';
@@ -14,6 +17,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** The migrations a fresh embedded database got from the prepared image as this open created it. */
+  readonly fromImage?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -42,12 +47,20 @@ export async function openPostgres(connection: string | pg.PoolConfig, poolSize:
 
 /**
  * dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests).
+ * fromImage: the prepared image's directory (pglite-image.ts), which a fresh dataDir starts as a copy of.
  * A directory is locked for this process before PGlite touches it (DataDirLockedError if taken).
  */
-export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob; fromImage?: string }): Promise<DatabaseHandle> {
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
   let pglite: PGlite;
+  let fromImage: string[] | undefined;
   try {
+    if (options.dataDir && options.fromImage && isFreshDataDir(options.dataDir)) {
+      const image = await preparedImage(buildImage, options.fromImage);
+      if (image) copyImage(image, options.dataDir);
+      // The image is named by the migrations' text and built by this very list.
+      if (image) fromImage = Object.keys(migrations);
+    }
     pglite = await PGlite.create({
       dataDir: options.dataDir ?? undefined,
       loadDataDir: options.loadDataDir,
@@ -67,13 +80,23 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
       lock?.release();
     }
   };
-  return { db, kind: 'pglite', close };
+  return { db, kind: 'pglite', fromImage, close };
+}
+
+/** A migrated image in `dataDir`: opened fresh (initdb), migrated, closed cleanly. */
+async function buildImage(dataDir: string): Promise<void> {
+  const handle = await openPGlite({ dataDir });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
 }
 
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, config.databasePoolSize)
-    : openPGlite({ dataDir: config.dataDir });
+    : openPGlite({ dataDir: config.dataDir, fromImage: imageDirectory() });
 }
 
 /** Runs a trivial statement: throws when the database cannot answer. */

@@ -1,5 +1,5 @@
 import { openDatabase } from '../../db/database.ts';
-import { migrateToLatest } from '../../db/migrate.ts';
+import { migrateOpened } from '../../db/migrate.ts';
 import { emit, type Command } from '../cli.ts';
 
 export const migrateCommand: Command = {
@@ -13,7 +13,7 @@ export const migrateCommand: Command = {
   async run(_values, context) {
     const handle = await openDatabase(context.config);
     try {
-      const applied = await migrateToLatest(handle.db);
+      const applied = await migrateOpened(handle);
       emit(context, { applied }, [applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date']);
     } finally {
       await handle.close();
