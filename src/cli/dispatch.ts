@@ -1,6 +1,6 @@
-// The herd command line: `herd <command> [--options] [--json]`. Exit 0 on success (and for help or
-// the version), 2 for a wrong argument or a DATA_DIR another process holds (nothing written), 1 for
-// anything else.
+// The herd command line: `herd <command> [--options] [--json]`, entered through main.ts. Exit 0 on
+// success (and for help or the version), 2 for a wrong argument or a DATA_DIR another process holds
+// (nothing written), 1 for anything else.
 import os from 'node:os';
 import { DataDirLockedError, nameLockHolder } from '../db/data-dir-lock.ts';
 import { AppError } from '../errors.ts';
@@ -74,7 +74,3 @@ export async function main(args: string[]): Promise<number> {
     return 1;
   }
 }
-
-const code = await main(process.argv.slice(2));
-// serve keeps the process alive on its own; every other command is done here.
-if (code !== 0) process.exit(code);

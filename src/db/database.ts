@@ -1,6 +1,5 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -61,6 +60,8 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
       // The image is named by the migrations' text and built by this very list.
       if (image) fromImage = Object.keys(migrations);
     }
+    // Loaded here: a server on PostgreSQL never needs the embedded database's code.
+    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
     pglite = await PGlite.create({
       dataDir: options.dataDir ?? undefined,
       loadDataDir: options.loadDataDir,
