@@ -94,6 +94,9 @@ async function buildImage(dataDir: string): Promise<void> {
   }
 }
 
+/** Builds the prepared image now if it is missing (`npm ci` runs this); its directory, or null. */
+export const prepareEmbeddedImage = (): Promise<string | null> => preparedImage(buildImage, imageDirectory());
+
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, config.databasePoolSize)
