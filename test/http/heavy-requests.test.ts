@@ -27,6 +27,21 @@ describe('heavy requests in flight', () => {
   });
   after(() => ctx.close());
 
+  const keyIdOf = async (tenant: Tenant) =>
+    (await ctx.deps.db.selectFrom('personal_api_keys').select('id').where('user_id', '=', tenant.owner.id).executeTakeFirstOrThrow()).id;
+  /** Sends `count` scans of `tenant`; `settled()` tells how many have answered so far. */
+  function floodOf(tenant: Tenant, count: number) {
+    let answered = 0;
+    const all = Promise.all(Array.from({ length: count }, () => scan(tenant).then((response) => (answered++, response))));
+    return { all, settled: () => answered };
+  }
+  /** Until every request of the flood is refused or waiting (none arrives after A's slot is freed). */
+  async function untilQueued(flood: { settled: () => number }, waiting: number, refused: number) {
+    for (let tries = 0; tries < 1200; tries++) {
+      if (ctx.app.heavySlots.stats.waiting === waiting && flood.settled() === refused) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
   const scan = (tenant: Tenant) => ctx.app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}/persons/?properties=${SCAN}`, headers: tenant.headers });
   const retrieve = () => ctx.app.inject({ method: 'GET', url: `/api/projects/${b.project.id}/persons/${bPerson.id}/`, headers: b.headers });
 
@@ -38,34 +53,41 @@ describe('heavy requests in flight', () => {
   }
 
   it('a flood of one key waits or is refused while another organization keeps reading', async () => {
-    const flood = Promise.all(Array.from({ length: 10 }, () => scan(a)));
-    const reads = Promise.all(Array.from({ length: 10 }, () => retrieve()));
-    // Another organization's own scan takes the second slot of the process at once.
-    const other = scan(b);
-    const [flooded, read, theirs] = await Promise.all([flood, reads, other]);
+    // A's key has its one heavy request running already (held here, as a long scan would hold it),
+    // so every request of the flood meets the key's limit however the requests interleave.
+    const held = await ctx.app.heavySlots.acquire({ key: await keyIdOf(a), project: String(a.project.id) });
+    const flood = floodOf(a, 10);
+    const [read, theirs] = await Promise.all([Promise.all(Array.from({ length: 10 }, () => retrieve())), scan(b)]);
 
+    // Another organization's reads and its own scan were served while A's slot was still held.
     for (const response of read) assert.equal(response.statusCode, 200, response.body);
     assert.equal(theirs.statusCode, 200, theirs.body);
     assert.equal(theirs.headers['server-timing'], undefined, 'B never waited behind A');
+    await untilQueued(flood, 3, 7);
+    assert.deepEqual(ctx.app.heavySlots.stats, { running: 1, waiting: 3 }, 'three of A wait (the queue of a key), none runs');
+    assert.equal(flood.settled(), 7, 'the other seven were refused at once');
+    held.release();
 
+    const flooded = await flood.all;
     const refused = flooded.filter((response) => response.statusCode === 429);
     const waited = flooded.filter((response) => response.statusCode === 200 && String(response.headers['server-timing']).startsWith('queue;dur='));
-    const served = flooded.filter((response) => response.statusCode === 200);
-    assert.equal(refused.length + served.length, flooded.length, flooded.map((response) => response.statusCode).join(','));
-    // One runs, three wait (the queue of a key), the other six are refused at once.
-    assert.ok(refused.length > 0 && waited.length > 0, `refused ${refused.length}, waited ${waited.length}`);
+    assert.deepEqual([refused.length, waited.length], [7, 3], flooded.map((response) => response.statusCode).join(','));
     for (const response of refused) assertRefusal(response);
-    const counts = new Set(served.map((response) => response.json().count));
+    const counts = new Set(waited.map((response) => response.json().count));
     assert.equal(counts.size, 1, 'every served scan counts the same persons');
+    assert.deepEqual(ctx.app.heavySlots.stats, { running: 0, waiting: 0 });
   });
 
   it('light requests of the flooding key itself are not held', async () => {
-    const flood = Promise.all(Array.from({ length: 6 }, () => scan(a)));
+    const held = await ctx.app.heavySlots.acquire({ key: await keyIdOf(a), project: String(a.project.id) });
+    const flood = floodOf(a, 6);
     const own = await ctx.app.inject({ method: 'GET', url: `/api/projects/${a.project.id}/persons/?limit=1`, headers: a.headers });
     assert.equal(own.statusCode, 200, own.body);
     assert.equal(own.headers['server-timing'], undefined);
-    const responses = await flood;
-    assert.ok(responses.some((response) => response.statusCode === 429), 'the flood was refused in part');
+    await untilQueued(flood, 3, 3);
+    held.release();
+    const responses = await flood.all;
+    assert.equal(responses.filter((response) => response.statusCode === 429).length, 3, 'the flood was refused past the queue');
   });
 
   it('a request rejected before its slot (bad filter) takes none', async () => {

@@ -22,6 +22,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     queryBudget: QueryBudget | null;
   }
+  interface FastifyInstance {
+    /** The process's heavy-request slots (what is running and waiting). */
+    heavySlots: HeavySlots;
+  }
 }
 
 const WHAT = 'heavy requests (property-filter scans, analytical views, CSV exports)';
@@ -43,6 +47,7 @@ export function registerRequestLimits(app: FastifyInstance, deps: Deps) {
   const limits = deps.config.statementTimeoutMs;
   const slots = new HeavySlots(deps.config.heavyRequests);
   app.decorateRequest('queryBudget', null);
+  app.decorate('heavySlots', slots);
 
   // Registered before the access hook, so its lookups run under the budget too.
   app.addHook('onRequest', (request, _reply, done) => {
