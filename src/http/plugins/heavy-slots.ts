@@ -63,13 +63,13 @@ export class HeavySlots {
     return limit === 'key' ? this.#limits.perKey : limit === 'project' ? this.#limits.perProject : this.#limits.perProcess;
   }
 
-  #take(owner: HeavyOwner, since: number): HeavySlot {
+  #take(owner: HeavyOwner, since: number | null): HeavySlot {
     bump(this.#byKey, owner.key, 1);
     bump(this.#byProject, owner.project, 1);
     this.#running += 1;
     let released = false;
     return {
-      waitedMs: Date.now() - since,
+      waitedMs: since === null ? 0 : Math.max(1, Date.now() - since),
       release: () => {
         if (released) return;
         released = true;
@@ -101,7 +101,8 @@ export class HeavySlots {
   acquire(owner: HeavyOwner, signal?: AbortSignal): Promise<HeavySlot> {
     const since = Date.now();
     const blocked = this.#blockedBy(owner);
-    if (blocked === null) return Promise.resolve(this.#take(owner, since));
+    // Granted at once: no wait, even when the clock ticked over meanwhile.
+    if (blocked === null) return Promise.resolve(this.#take(owner, null));
     const { queueLength, queueWaitMs } = this.#limits;
     if (queueWaitMs === 0 || (this.#waitingByKey.get(owner.key) ?? 0) >= queueLength) {
       return Promise.reject(new HeavyRefusal(blocked, this.#maxOf(blocked)));
