@@ -32,7 +32,7 @@ export interface CaptureResult {
   rawEvents: number;
 }
 
-function makeBatches(tag: string, count: number, size: number): BenchEvent[][] {
+export function makeBatches(tag: string, count: number, size: number): BenchEvent[][] {
   const batches: BenchEvent[][] = [];
   for (let n = 0; n < count; n += size) {
     batches.push(
@@ -66,7 +66,7 @@ async function inParallel<T>(items: T[], senders: number, work: (item: T) => Pro
   return (performance.now() - started) / 1000;
 }
 
-function sendToHerd(url: string, token: string, batches: BenchEvent[][], senders: number): Promise<number> {
+export function sendToHerd(url: string, token: string, batches: BenchEvent[][], senders: number): Promise<number> {
   const bodies = batches.map((batch) => JSON.stringify({ api_key: token, batch, sent_at: new Date().toISOString() }));
   return inParallel(bodies, senders, async (body) => {
     const response = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

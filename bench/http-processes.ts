@@ -1,4 +1,4 @@
-// The HTTP bench's server processes: herd as `npm start` runs it (`node src/cli/main.ts serve`)
+// The HTTP bench's server processes: herd as `npm start` runs it (`node --max-semi-space-size=4 src/cli/main.ts serve`)
 // and the hand-written baseline, each a child listening on a free port of 127.0.0.1, with its
 // resident memory read from /proc; and the cold start of a fresh process to its first /_health.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +8,9 @@ import path from 'node:path';
 import { freePort } from '../test/stress/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-export const HERD_SERVE = [path.join(ROOT, 'src/cli/main.ts'), 'serve'];
+export const HERD_SERVE = ['--max-semi-space-size=4', path.join(ROOT, 'src/cli/main.ts'), 'serve'];
+/** `herd serve` of another checkout (`--ab-root`: the code before a change, as its `npm start` ran it then). */
+export const herdServeOf = (root: string) => [path.join(root, 'src/cli/main.ts'), 'serve'];
 export const BASELINE_SERVE = [path.join(ROOT, 'bench/http-baseline.server.ts')];
 
 export interface ChildOptions {
@@ -16,6 +18,8 @@ export interface ChildOptions {
   /** Added to the bench's environment; an undefined value removes the variable. */
   env: Record<string, string | undefined>;
   nodeFlags?: string[];
+  /** The child's working directory (default: this checkout). */
+  cwd?: string;
   /** Where the child's stdout (herd's JSON log lines) goes; /dev/null when absent. */
   logFile?: string;
 }
@@ -39,7 +43,7 @@ function childEnv(port: number, env: ChildOptions['env']): NodeJS.ProcessEnv {
 
 function spawnChild(port: number, options: ChildOptions): { child: ChildProcess; exited: Promise<void>; stderr: () => string } {
   const stdout = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...options.args], { cwd: ROOT, env: childEnv(port, options.env), stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...options.args], { cwd: options.cwd ?? ROOT, env: childEnv(port, options.env), stdio: ['ignore', stdout, 'pipe'] });
   if (typeof stdout === 'number') fs.closeSync(stdout);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-10_000)));
@@ -96,16 +100,33 @@ export async function startServer(name: string, options: ChildOptions): Promise<
   return { url, pid: child.pid as number, rss: () => rssOf(child.pid as number), stop: () => stopChild(child, exited) };
 }
 
-/** Milliseconds from spawning a fresh process to its first 200 on /_health (polled every 5 ms). */
-export async function coldStart(options: ChildOptions): Promise<number> {
+/** CPU seconds (user + system) a live process has used, from /proc; 0 once it is gone. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // After the parenthesized command name: state is field 3, utime and stime fields 14 and 15.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+export interface ColdStartRun {
+  /** Milliseconds from spawning a fresh process to its first 200 on /_health (polled every 5 ms). */
+  ms: number;
+  /** CPU milliseconds the process used meanwhile: what a loaded machine inflates least. */
+  cpuMs: number;
+}
+
+export async function coldStart(options: ChildOptions): Promise<ColdStartRun> {
   const port = await freePort();
   const started = performance.now();
   const { child, exited, stderr } = spawnChild(port, options);
   try {
     for (;;) {
-      if ((await statusOf(`http://127.0.0.1:${port}/_health`)) === 200) return performance.now() - started;
+      if ((await statusOf(`http://127.0.0.1:${port}/_health`)) === 200) return { ms: performance.now() - started, cpuMs: cpuSecondsOf(child.pid as number) * 1000 };
       if (child.exitCode !== null) throw new Error(`cold start failed: ${stderr()}`);
-      if (performance.now() - started > 120_000) throw new Error('cold start took over 120 s');
+      if (performance.now() - started > 600_000) throw new Error('cold start took over 600 s');
       await pause(5);
     }
   } finally {

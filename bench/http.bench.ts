@@ -11,6 +11,10 @@
 //     --scenario cold_start,health,retrieve,distinct_id,list,search,capture,list_small,flood
 //     --cpu-prof (herd under a V8 profiler in the main phase; prints its top self-time functions)
 //     --herd-log FILE (herd's log lines, else /dev/null) --out FILE (JSON, default bench/results/)
+//     --ab-root DIR (another checkout, e.g. `git archive main | tar -x -C DIR` with node_modules
+//     linked: its cold starts alternate with this one's, and the memory scenario runs on both)
+//     --flood-unbounded (the flood also against herd with its time limits and heavy-request slots
+//     lifted by the environment, first, over the same data: what the bounds buy, in the same run)
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,12 +24,13 @@ import { printProfile, summarizeProfile } from './cpu-profile.ts';
 import { runCapture } from './http-capture.ts';
 import { prepareDataset, type Dataset } from './http-dataset.ts';
 import { runFlood } from './http-flood.ts';
+import { measureMemory } from './http-memory.ts';
 import type { Target } from './http-load.ts';
-import { BASELINE_SERVE, coldStart, HERD_SERVE, RssWatch, startServer, type ServerChild } from './http-processes.ts';
+import { BASELINE_SERVE, coldStart, HERD_SERVE, herdServeOf, RssWatch, startServer, type ColdStartRun, type ServerChild } from './http-processes.ts';
 import { readScenarios, runRead, type ReadResult, type ReadTiming } from './http-reads.ts';
 import { printOthers, printReads, printTargets, type HttpReport } from './http-report.ts';
 
-const ALL = ['cold_start', 'health', 'retrieve', 'distinct_id', 'list', 'search', 'capture', 'list_small', 'flood'];
+const ALL = ['cold_start', 'memory', 'health', 'retrieve', 'distinct_id', 'list', 'search', 'capture', 'list_small', 'flood'];
 const { values: args } = parseArgs({
   options: {
     url: { type: 'string', default: 'postgres://root@/herd_bench_http?host=/var/run/postgresql' },
@@ -43,6 +48,8 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     scenario: { type: 'string', default: ALL.join(',') },
     'cpu-prof': { type: 'boolean', default: false },
+    'flood-unbounded': { type: 'boolean', default: false },
+    'ab-root': { type: 'string' },
     'herd-log': { type: 'string' },
     out: { type: 'string' },
   },
@@ -62,10 +69,20 @@ function progress(read: ReadResult | undefined) {
   log(`  herd ${side(read.herd)}, baseline ${side(read.baseline)}: ${read.ratio.toFixed(2)}×; load average ${read.loadAverage[0].toFixed(1)}`);
 }
 
-function startHerd(dataset: Dataset, profile = false): Promise<ServerChild> {
+/** Environment that lifts item 6's bounds: no statement time limit, slots no flood fills. */
+const UNBOUNDED = {
+  STATEMENT_TIMEOUT_MS: '0',
+  ANALYTICS_STATEMENT_TIMEOUT_MS: '0',
+  HEAVY_REQUESTS_PER_KEY: '1000',
+  HEAVY_REQUESTS_PER_PROJECT: '1000',
+  HEAVY_REQUESTS_PER_PROCESS: '1000',
+};
+
+function startHerd(dataset: Dataset, profile = false, extraEnv: Record<string, string> = {}, root: string | null = null): Promise<ServerChild> {
   return startServer('herd', {
-    args: HERD_SERVE,
-    env: { DATABASE_URL: dataset.url, RATE_LIMIT: 'off', LOG_LEVEL: args['log-level'], DATABASE_POOL_SIZE: args.pool, DELETION_SCHEDULE: 'off', DATA_DIR: undefined },
+    args: root ? herdServeOf(root) : HERD_SERVE,
+    cwd: root ?? undefined,
+    env: { DATABASE_URL: dataset.url, RATE_LIMIT: 'off', LOG_LEVEL: args['log-level'], DATABASE_POOL_SIZE: args.pool, DELETION_SCHEDULE: 'off', DATA_DIR: undefined, ...extraEnv },
     nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`] : [],
     logFile: args['herd-log'],
   });
@@ -79,20 +96,31 @@ const targetsOf = (dataset: Dataset, herd: ServerChild, baseline: ServerChild): 
   return [{ name: 'herd', url: herd.url, headers }, { name: 'baseline', url: baseline.url, headers }];
 };
 
-async function coldStarts(): Promise<HttpReport['coldStart']> {
-  const herdMs: number[] = [];
-  const bareFastifyMs: number[] = [];
-  for (let run = 0; run < number('cold-runs'); run++) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-cold-'));
-    try {
-      herdMs.push(await coldStart({ args: HERD_SERVE, env: { DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: args['log-level'], DELETION_SCHEDULE: 'off' } }));
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-    bareFastifyMs.push(await coldStart({ args: [...BASELINE_SERVE, '--hello'], env: {} }));
-    log(`cold start ${run + 1}: herd ${herdMs.at(-1)?.toFixed(0)} ms, bare Fastify ${bareFastifyMs.at(-1)?.toFixed(0)} ms`);
+async function herdColdStart(root: string | null) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herd-cold-'));
+  try {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: args['log-level'], DELETION_SCHEDULE: 'off' };
+    return await coldStart(root ? { args: herdServeOf(root), env, cwd: root } : { args: HERD_SERVE, env });
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return { herdMs, bareFastifyMs };
+}
+
+async function coldStarts(): Promise<HttpReport['coldStart']> {
+  const herd: ColdStartRun[] = [];
+  const before: ColdStartRun[] = [];
+  const bareFastify: ColdStartRun[] = [];
+  const other = args['ab-root'] ?? null;
+  const line = (name: string, run: ColdStartRun | undefined) => (run ? `${name} ${run.ms.toFixed(0)} ms (${run.cpuMs.toFixed(0)} ms CPU)` : '');
+  for (let run = 0; run < number('cold-runs'); run++) {
+    // Alternating, so the machine's load falls on both alike.
+    if (other && run % 2 === 1) before.push(await herdColdStart(other));
+    herd.push(await herdColdStart(null));
+    if (other && run % 2 === 0) before.push(await herdColdStart(other));
+    bareFastify.push(await coldStart({ args: [...BASELINE_SERVE, '--hello'], env: {} }));
+    log(`cold start ${run + 1}: ${[line('herd', herd.at(-1)), line('before', other ? before.at(-1) : undefined), line('bare Fastify', bareFastify.at(-1))].filter(Boolean).join(', ')}`);
+  }
+  return { herd, before: other ? before : null, bareFastify };
 }
 
 async function mainPhase(report: HttpReport) {
@@ -133,6 +161,22 @@ async function mainPhase(report: HttpReport) {
   }
 }
 
+/** Memory of this checkout and of the --ab-root one, each on a fresh copy of the main data. */
+async function memoryPhase(report: HttpReport) {
+  const roots: [string, string | null][] = [['this', null]];
+  if (args['ab-root']) roots.push(['before', args['ab-root']]);
+  for (const [checkout, root] of roots) {
+    const dataset = await prepareDataset(args.url, number('persons'), number('events'));
+    const herd = await startHerd(dataset, false, {}, root);
+    try {
+      log(`memory, ${checkout}: capture ${number('capture-events').toLocaleString('en')} events, then ${timing.seconds} s of retrieves and of distinct_id lookups`);
+      report.memoryRuns.push(await measureMemory(checkout, dataset, herd, { events: number('capture-events'), seconds: timing.seconds }));
+    } finally {
+      await herd.stop();
+    }
+  }
+}
+
 async function smallListPhase(report: HttpReport) {
   const persons = number('list-small');
   const dataset = await prepareDataset(args.url, persons, persons * 4);
@@ -153,12 +197,18 @@ async function smallListPhase(report: HttpReport) {
 
 async function floodPhase(report: HttpReport) {
   const dataset = await prepareDataset(args.url, number('flood-persons'), 0);
-  const herd = await startHerd(dataset);
-  try {
-    log(`flood: ${number('flood-persons').toLocaleString('en')} persons, A keeps 16 regex lists in flight, B retrieves with 4 connections`);
-    report.flood = await runFlood(herd.url, dataset.url, dataset.meta, { seconds: timing.seconds, warmupSeconds: timing.warmupSeconds, floodConnections: 16, probeConnections: 4, settleSeconds: 5 });
-  } finally {
-    await herd.stop();
+  const floodTiming = { seconds: timing.seconds, warmupSeconds: timing.warmupSeconds, floodConnections: 16, probeConnections: 4, settleSeconds: 5 };
+  const runs: [keyof Pick<HttpReport, 'flood' | 'floodUnbounded'>, Record<string, string>][] = [['flood', {}]];
+  if (args['flood-unbounded']) runs.unshift(['floodUnbounded', UNBOUNDED]);
+  for (const [slot, env] of runs) {
+    const herd = await startHerd(dataset, false, env);
+    try {
+      const how = slot === 'flood' ? 'bounded (defaults)' : 'bounds lifted';
+      log(`flood, ${how}: ${number('flood-persons').toLocaleString('en')} persons, A keeps 16 regex lists in flight, B retrieves with 4 connections`);
+      report[slot] = await runFlood(herd.url, dataset.url, dataset.meta, floodTiming);
+    } finally {
+      await herd.stop();
+    }
   }
 }
 
@@ -170,7 +220,7 @@ function newestProfile(): string | null {
 
 async function main() {
   const started = performance.now();
-  const report: HttpReport = { reads: [], capture: null, memory: null, coldStart: null, flood: null };
+  const report: HttpReport = { reads: [], capture: null, memory: null, coldStart: null, flood: null, floodUnbounded: null, memoryRuns: [] };
   const context = {
     started: new Date().toISOString(),
     commit: execSync('git rev-parse --short HEAD', { cwd: import.meta.dirname }).toString().trim(),
@@ -182,6 +232,7 @@ async function main() {
   log(`commit ${context.commit}, ${context.cpus} cpus, load average ${context.loadAverageBefore.map((n) => n.toFixed(2)).join(' ')}`);
   if (args['cpu-prof']) log('herd runs under --cpu-prof in the main phase: its figures are slowed by the profiler, read the profile, not the ratios');
   if (selected.has('cold_start')) report.coldStart = await coldStarts();
+  if (selected.has('memory')) await memoryPhase(report);
   await mainPhase(report);
   if (selected.has('list_small')) await smallListPhase(report);
   if (selected.has('flood')) await floodPhase(report);

@@ -10,6 +10,8 @@ import { registerInputGuards } from './http/plugins/input-guards.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { RequestLog } from './http/plugins/request-log.ts';
+import { registerRequestLimits } from './http/plugins/request-limits.ts';
+import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 import type { App } from './http/route-module.ts';
 import { routeModules } from './http/routes/index.ts';
 
@@ -27,6 +29,8 @@ export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) =
     return503OnClosing: true,
     // verbose: schema errors carry the offending value, which the error messages quote.
     ajv: { customOptions: { verbose: true } },
+    // Each route's validator and serializer are compiled at its first request, not at start.
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     // Router faults (an undecodable URL, an over-long path parameter) answer in the envelope too.
     frameworkErrors: renderFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -47,6 +51,7 @@ export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) =
   });
   await registerOpenApi(app);
   registerMetrics(app);
+  registerRequestLimits(app, deps);
   await registerAccess(app, deps);
   for (const register of routeModules) await register(app, deps);
   options.beforeReady?.(app);

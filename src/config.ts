@@ -14,6 +14,19 @@ export interface Config {
   readonly rateLimit: boolean;
   readonly deletionSchedule: string | null;
   readonly logLevel: string;
+  /** Per-statement time limit of a request in ms (0: none); `analytics` for analytical views and CSV exports. */
+  readonly statementTimeoutMs: { readonly default: number; readonly analytics: number };
+  /** Heavy requests (scans, analytical views, exports) in flight at once, and how long one may queue for a slot. */
+  readonly heavyRequests: HeavyRequestLimits;
+}
+
+export interface HeavyRequestLimits {
+  readonly perKey: number;
+  readonly perProject: number;
+  readonly perProcess: number;
+  /** Requests of one key waiting for a slot; one more is refused at once. */
+  readonly queueLength: number;
+  readonly queueWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -24,6 +37,7 @@ export class ConfigError extends Error {
   }
 }
 
+const DAY_MS = 86_400_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,17 +85,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const siteUrl = url('SITE_URL', ['http:', 'https:']);
 
+  const poolSize = integer('DATABASE_POOL_SIZE', 10, 1, 1000);
+
   const config: Config = {
     port: integer('PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './.herd'),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),
-    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize: poolSize,
     analyticsSlices: env.ANALYTICS_SLICES ? integer('ANALYTICS_SLICES', 1, 1, 16) : null,
     siteUrl: siteUrl ? siteUrl.replace(/\/+$/, '') : null,
     rateLimit: ['on', 'true', '1'].includes(rateLimitRaw),
     deletionSchedule: schedule.toLowerCase() === 'off' ? null : schedule,
     logLevel,
+    statementTimeoutMs: {
+      default: integer('STATEMENT_TIMEOUT_MS', 5000, 0, DAY_MS),
+      analytics: integer('ANALYTICS_STATEMENT_TIMEOUT_MS', 30_000, 0, DAY_MS),
+    },
+    heavyRequests: {
+      perKey: integer('HEAVY_REQUESTS_PER_KEY', 2, 1, 1000),
+      perProject: integer('HEAVY_REQUESTS_PER_PROJECT', 3, 1, 1000),
+      // About 40% of the pool: a heavy persons list holds two connections (count and page), so
+      // the rest stays free for light requests.
+      perProcess: integer('HEAVY_REQUESTS_PER_PROCESS', Math.max(1, Math.floor(poolSize * 0.4)), 1, 1000),
+      queueLength: integer('HEAVY_QUEUE_LENGTH', 16, 0, 100_000),
+      queueWaitMs: integer('HEAVY_QUEUE_WAIT_MS', 10_000, 0, 600_000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

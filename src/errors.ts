@@ -68,3 +68,16 @@ export const serverError = () => new AppError(500, 'server_error', 'error', 'A s
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
+
+/** A statement ran past its time limit and PostgreSQL cancelled it. */
+export const queryTimeout = (limitMs: number) =>
+  new AppError(
+    504,
+    'server_error',
+    'query_timeout',
+    `The query took longer than ${limitMs / 1000} s and was cancelled. Narrow the date range or filters.`,
+  );
+
+/** Too many heavy requests of one key, one project or the whole process are running already. */
+export const concurrencyLimited = (detail: string, retryAfterSeconds = 1) =>
+  new AppError(429, 'throttled_error', 'concurrency_limited', detail, null, { 'retry-after': String(retryAfterSeconds) });

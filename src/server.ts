@@ -3,7 +3,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateOpened } from './db/migrate.ts';
 import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger, processLogDestination } from './log.ts';
@@ -28,8 +28,9 @@ export interface ServerOptions {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = createLogger(config.logLevel, options.logDestination ?? processLogDestination(1));
   const handle = await openDatabase(config);
-  const applied = await migrateToLatest(handle.db);
+  const { applied, distributed } = await migrateOpened(handle);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+  if (distributed.length > 0) log.info({ tables: distributed }, 'distributed on Citus');
   const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes };
   const app = await buildApp(deps);
   const url = await app.listen({ port: config.port, host: config.host });

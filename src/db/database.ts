@@ -1,13 +1,16 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { ChangeFeed, listenOnPGlite, listenOnPostgres, type DatabaseChanges } from './changes.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { migrateToLatest } from './migrate.ts';
+import { migrations } from './migrations/index.ts';
+import { copyImage, imageDirectory, isFreshDataDir, preparedImage } from './pglite-image.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
+import { applyQueryBudget } from './query-budget.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -17,6 +20,8 @@ export interface DatabaseHandle {
   readonly kind: 'pglite' | 'postgres';
   /** Changes to the rows access checks read, for the caches that keep them (LISTEN starts on the first subscriber). */
   readonly changes: DatabaseChanges;
+  /** The migrations a fresh embedded database got from the prepared image as this open created it. */
+  readonly fromImage?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -49,7 +54,7 @@ export async function openPostgres(
   if (options.onConnect) pool.on('connect', options.onConnect);
   const changes = new ChangeFeed();
   listenOnPostgres(changes, config);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [changes.writeWatch] });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, onReserveConnection: applyQueryBudget }), plugins: [changes.writeWatch] });
   const close = async () => {
     await changes.close();
     await db.destroy();
@@ -59,12 +64,22 @@ export async function openPostgres(
 
 /**
  * dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests).
+ * fromImage: the prepared image's directory (pglite-image.ts), which a fresh dataDir starts as a copy of.
  * A directory is locked for this process before PGlite touches it (DataDirLockedError if taken).
  */
-export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob; fromImage?: string }): Promise<DatabaseHandle> {
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
   let pglite: PGlite;
+  let fromImage: string[] | undefined;
   try {
+    if (options.dataDir && options.fromImage && isFreshDataDir(options.dataDir)) {
+      const image = await preparedImage(buildImage, options.fromImage);
+      if (image) copyImage(image, options.dataDir);
+      // The image is named by the migrations' text and built by this very list.
+      if (image) fromImage = Object.keys(migrations);
+    }
+    // Loaded here: a server on PostgreSQL never needs the embedded database's code.
+    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
     pglite = await PGlite.create({
       dataDir: options.dataDir ?? undefined,
       loadDataDir: options.loadDataDir,
@@ -87,13 +102,26 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
       lock?.release();
     }
   };
-  return { db, kind: 'pglite', changes, close };
+  return { db, kind: 'pglite', changes, fromImage, close };
 }
+
+/** A migrated image in `dataDir`: opened fresh (initdb), migrated, closed cleanly. */
+async function buildImage(dataDir: string): Promise<void> {
+  const handle = await openPGlite({ dataDir });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Builds the prepared image now if it is missing (`npm ci` runs this); its directory, or null. */
+export const prepareEmbeddedImage = (): Promise<string | null> => preparedImage(buildImage, imageDirectory());
 
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, config.databasePoolSize)
-    : openPGlite({ dataDir: config.dataDir });
+    : openPGlite({ dataDir: config.dataDir, fromImage: imageDirectory() });
 }
 
 /** Runs a trivial statement: throws when the database cannot answer. */

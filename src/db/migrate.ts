@@ -3,7 +3,7 @@
 // distributed (src/db/citus.ts).
 import { Migrator, type MigrationResultSet } from 'kysely';
 import { distributeSchema } from './citus.ts';
-import type { Db } from './database.ts';
+import type { DatabaseHandle, Db } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 export interface MigrationOutcome {
@@ -25,4 +25,10 @@ export async function migrateDatabase(db: Db): Promise<MigrationOutcome> {
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   return (await migrateDatabase(db)).applied;
+}
+
+/** Migrates an opened database: what it got from the prepared image (a fresh DATA_DIR) and what ran now. */
+export async function migrateOpened(handle: DatabaseHandle): Promise<MigrationOutcome> {
+  const outcome = await migrateDatabase(handle.db);
+  return { ...outcome, applied: [...(handle.fromImage ?? []), ...outcome.applied] };
 }

@@ -1,5 +1,5 @@
 import { openDatabase } from '../../db/database.ts';
-import { migrateDatabase } from '../../db/migrate.ts';
+import { migrateOpened } from '../../db/migrate.ts';
 import { emit, type Command } from '../cli.ts';
 
 export const migrateCommand: Command = {
@@ -13,7 +13,7 @@ export const migrateCommand: Command = {
   async run(_values, context) {
     const handle = await openDatabase(context.config);
     try {
-      const { applied, distributed } = await migrateDatabase(handle.db);
+      const { applied, distributed } = await migrateOpened(handle);
       const lines = [applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date'];
       if (distributed.length > 0) lines.push(`distributed on Citus: ${distributed.join(', ')}`);
       emit(context, { applied, distributed }, lines);

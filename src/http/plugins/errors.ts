@@ -7,6 +7,7 @@ import { authenticate } from '../../modules/access/access.service.ts';
 import { jsonTypeName } from '../../json-shape.ts';
 import { AppError, methodNotAllowed, notFound, payloadTooLarge, serverError, validationError } from '../../errors.ts';
 import { drainBoundOf, drainRequest } from './drain-body.ts';
+import { statementTimeoutError } from './request-limits.ts';
 
 interface AjvError {
   keyword: string;
@@ -140,7 +141,7 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
   });
 
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error) ?? statementTimeoutError(request, error);
     // Fastify's body parsers refuse a body before its end (and close the connection after the
     // answer): the client still writing it must get to read the answer.
     if (appError && error.code?.startsWith('FST_ERR_CTP_')) await drainRequest(request.raw, drainBoundOf(request.routeOptions.bodyLimit));

@@ -11,8 +11,10 @@ import type { RouteModule } from '../route-module.ts';
 const tag = 'cohorts';
 const NO_COHORT = 'no such cohort in the project';
 const BAD_COHORT = 'a blank name; a `filters` that is not `{"properties": <filter group>}`, names a cohort of another project or itself (a cycle); more than 10 000 `distinct_ids`';
-const read = { access: { scopes: ['cohort:read'], project: 'project_id' } };
-const write = { access: { scopes: ['cohort:write'], project: 'project_id' } };
+// A cohort answers its count (a scan of the persons for a dynamic one), and a static cohort made
+// from a filter is filled by one: every route but delete is heavy.
+const read = { access: { scopes: ['cohort:read'], project: 'project_id' }, heavy: 'scan' as const };
+const write = { access: { scopes: ['cohort:write'], project: 'project_id' }, heavy: 'scan' as const };
 
 export const cohortRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id/cohorts';
@@ -77,7 +79,7 @@ export const cohortRoutes: RouteModule = (app, deps) => {
       params: CohortParams,
       response: { 204: Type.Null({ description: 'No body' }), ...errorResponses },
     },
-    config: write,
+    config: { access: write.access },
   }, async (request, reply) => {
     await deleteCohort(deps, { project: projectAccessOf(request).project, id: request.params.id });
     return reply.code(204).send(null);

@@ -93,7 +93,7 @@ const ENDPOINTS: Endpoint[] = [
 ];
 
 export const insightRoutes: RouteModule = (app, deps) => {
-  const config = { access: { scopes: ['insight:read'], project: 'project_id', tier: 'analytics' as const } };
+  const config = { access: { scopes: ['insight:read'], project: 'project_id', tier: 'analytics' as const }, heavy: 'analytics' as const };
   for (const endpoint of ENDPOINTS) {
     app.addSchema(endpoint.response);
     const url = `/api/projects/:project_id/insights/${endpoint.name}/`;

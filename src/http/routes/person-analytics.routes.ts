@@ -139,7 +139,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
         method,
         url: `/api/projects/:project_id/persons/${route.name}/`,
         schema: { ...docs, params: ProjectParams, querystring: viewQuery(route.name), response: { 200: PersonsViewResult, ...errorResponses } },
-        config: { access },
+        config: { access, heavy: 'analytics' },
         handler: async (request, reply) => {
           const raw = mergeParams(request.query, request.method === 'POST' ? request.body : undefined);
           // A funnel request naming a correlation entity is answered by the correlation view (as PostHog does).
@@ -183,7 +183,7 @@ export const personAnalyticsRoutes: RouteModule = (app, deps) => {
       querystring: viewQuery('retention'),
       response: { 200: RetentionResult, ...errorResponses },
     },
-    config: { access },
+    config: { access, heavy: 'analytics' },
   }, async (request, reply) => {
     const raw = mergeParams(request.query, undefined);
     const csv = wantsCsv(request);

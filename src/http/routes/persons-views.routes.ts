@@ -69,7 +69,8 @@ export const personViewRoutes: RouteModule = (app, deps) => {
       querystring: ValuesQuery,
       response: { 200: ValueList, ...errorResponses },
     },
-    config: read,
+    // The values of a property key come from a scan of the project's persons.
+    config: { ...read, heavy: 'scan' },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const values = await listPropertyValues(deps, { project: projectAccessOf(request).project, key: request.query.key, value: request.query.value });
@@ -91,7 +92,8 @@ export const personViewRoutes: RouteModule = (app, deps) => {
       querystring: PersonCohortsQuery,
       response: { 200: PersonCohortList, ...errorResponses },
     },
-    config: { access: { scopes: ['person:read', 'cohort:read'], project: 'project_id' } },
+    // Every dynamic cohort holding the person is counted: a scan per cohort.
+    config: { access: { scopes: ['person:read', 'cohort:read'], project: 'project_id' }, heavy: 'scan' },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const results = await listPersonCohorts(deps, { project: projectAccessOf(request).project, personId: request.query.person_id });

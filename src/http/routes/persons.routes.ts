@@ -13,11 +13,19 @@ import { actorOf, projectAccessOf } from '../plugins/access.ts';
 import { booleanParam, personTarget, respond, sendCsv } from '../route-helpers.ts';
 import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
+import type { HeavyKind } from '../plugins/request-limits.ts';
 
 const tag = 'persons';
 const NO_PERSON = { 400: 'an `id` that is neither an integer nor a uuid', 404: 'no such person in the project' } as const;
 const read = { access: { scopes: ['person:read'], project: 'project_id' } };
 const write = { access: { scopes: ['person:write'], project: 'project_id' } };
+
+/** The whole CSV export runs long; a property filter or a search may scan every person of the project. */
+const listWeight = (request: FastifyRequest): HeavyKind | null => {
+  const query = request.query as { limit?: number; properties?: string; search?: string };
+  if (wantsCsv(request) && query.limit === undefined) return 'analytics';
+  return query.properties || query.search ? 'scan' : null;
+};
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
@@ -50,7 +58,7 @@ export const personRoutes: RouteModule = (app, deps) => {
       querystring: PersonListQuery,
       response: { 200: Page(Person), ...errorResponses },
     },
-    config: read,
+    config: { ...read, heavy: listWeight },
   }, async (request, reply) => {
     const csv = wantsCsv(request);
     const { project } = projectAccessOf(request);
