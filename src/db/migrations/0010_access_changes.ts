@@ -12,12 +12,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     declare
       payloads text[] := '{}';
       target jsonb;
+      -- On Citus the trigger fires on a shard of the table, named <table>_<shard id>.
+      source text := regexp_replace(tg_table_name, '_[0-9]+$', '');
     begin
+      -- On Citus a write to these reference tables runs on every node's copy, and the workers'
+      -- copies commit in two phases, which a NOTIFY forbids (PREPARE refuses it): only the
+      -- coordinator's copy, written in the client's own transaction, announces the change.
+      if to_regprocedure('pg_catalog.citus_is_coordinator()') is not null then
+        if not citus_is_coordinator() then
+          return null;
+        end if;
+      end if;
       -- Both sides of an update (NEW is null on delete, OLD on insert); read as jsonb so that one
       -- function serves every table.
       foreach target in array array[to_jsonb(old), to_jsonb(new)] loop
         continue when target is null;
-        payloads := payloads || case tg_table_name
+        payloads := payloads || case source
           when 'users' then 'user:' || (target ->> 'id')
           when 'personal_api_keys' then 'user:' || (target ->> 'user_id')
           when 'organization_memberships' then 'user:' || (target ->> 'user_id')
