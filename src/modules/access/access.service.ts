@@ -1,7 +1,7 @@
 // Who is calling and what they may touch. The order of checks follows the platform:
 // bad key → 401; unknown organization/project → 404; key restrictions → 403; missing scope → 403;
 // not a member → 403; a member writing where admins must → 403.
-import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
+import type { MembershipRow, OrganizationRow, TeamRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticationFailed, notAuthenticated, notFound, permissionDenied } from '../../errors.ts';
 import { isUuid } from '../../wire/ids.ts';
@@ -21,10 +21,7 @@ export const ADMIN_LEVEL = 8;
 export const OWNER_LEVEL = 15;
 
 /** Who acts: the user of the personal API key the request carries, and that key. */
-export interface Actor {
-  user: UserRow;
-  key: ApiKeyRow;
-}
+export type Actor = CachedActor;
 
 export interface OrganizationAccess {
   organization: OrganizationRow;
