@@ -41,6 +41,8 @@ async function onNode<T>(config: pg.PoolConfig, work: (db: Kysely<unknown>) => P
   }
 }
 
+const REGISTRATION_LOCK = 7241011;
+
 /** Creates `name` on every node with the citus extension and registers the workers; answers the coordinator's config. */
 export async function createCitusDatabase(baseUrl: string, workers: CitusNode[], name: string): Promise<pg.PoolConfig> {
   const baseName = parse(baseUrl).database || 'postgres';
@@ -51,11 +53,20 @@ export async function createCitusDatabase(baseUrl: string, workers: CitusNode[],
     }),
   );
   const coordinator = nodeConfig(baseUrl, null, name);
-  await onNode(coordinator, async (db) => {
-    // The coordinator in the metadata holds a copy of every reference table: the lookups of each
-    // request (keys, users, projects, memberships) are read there, not on a worker.
-    await sql`select citus_set_coordinator_host(${coordinator.host ?? 'localhost'}, ${coordinator.port ?? 5432})`.execute(db);
-    for (const worker of workers) await sql`select citus_add_node(${worker.host}, ${worker.port})`.execute(db);
+  // One registration at a time across test processes: adding a node writes cluster-wide catalogs
+  // on the workers (roles), and two at once fail with "tuple concurrently updated".
+  await onNode(nodeConfig(baseUrl, null, baseName), async (admin) => {
+    await sql`select pg_advisory_lock(${REGISTRATION_LOCK})`.execute(admin);
+    try {
+      await onNode(coordinator, async (db) => {
+        // The coordinator in the metadata holds a copy of every reference table: the lookups of each
+        // request (keys, users, projects, memberships) are read there, not on a worker.
+        await sql`select citus_set_coordinator_host(${coordinator.host ?? 'localhost'}, ${coordinator.port ?? 5432})`.execute(db);
+        for (const worker of workers) await sql`select citus_add_node(${worker.host}, ${worker.port})`.execute(db);
+      });
+    } finally {
+      await sql`select pg_advisory_unlock(${REGISTRATION_LOCK})`.execute(admin);
+    }
   });
   return coordinator;
 }
