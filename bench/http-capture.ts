@@ -25,6 +25,7 @@ export interface CaptureTiming {
 }
 
 export interface CaptureResult {
+  senders: number;
   herdEventsPerSecond: number;
   rawEventsPerSecond: number;
   ratio: number;
@@ -109,7 +110,7 @@ export async function runCapture(herdUrl: string, databaseUrl: string, teamId: n
     const rawEvents = perRound * raw.length;
     const herdEventsPerSecond = herdEvents / total(herd);
     const rawEventsPerSecond = rawEvents / total(raw);
-    return { herdEventsPerSecond, rawEventsPerSecond, ratio: herdEventsPerSecond / rawEventsPerSecond, herdEvents, rawEvents };
+    return { senders: timing.senders, herdEventsPerSecond, rawEventsPerSecond, ratio: herdEventsPerSecond / rawEventsPerSecond, herdEvents, rawEvents };
   } finally {
     await pool.end();
   }

@@ -63,7 +63,7 @@ export function printReads(reads: ReadResult[]) {
 export function printOthers(report: HttpReport) {
   const { capture, memory, coldStart, flood } = report;
   if (capture) {
-    printTable('Capture, 4 senders, batches of 100 (ABBA rounds)', [
+    printTable(`Capture, ${capture.senders} senders, batches of 100 (ABBA rounds)`, [
       { path: 'raw multi-row INSERT via pg (baseline)', events: capture.rawEvents.toLocaleString('en'), 'events/s': formatRate(capture.rawEventsPerSecond), ratio: times(1) },
       { path: 'herd POST /batch/', events: capture.herdEvents.toLocaleString('en'), 'events/s': formatRate(capture.herdEventsPerSecond), ratio: times(capture.ratio) },
     ]);

@@ -7,7 +7,7 @@
 //   npm run bench -- http --scenario retrieve --duration 5    (one scenario in about a minute)
 //   options: --url postgres://root@/herd_bench_http?host=/var/run/postgresql --persons 100000
 //     --events 400000 --list-small 20000 --flood-persons 1000000 --duration 10 --warmup 3 --solo 3
-//     --sets 1 (ABBA sets) --capture-events 400000 --cold-runs 5 --pool 10 --log-level info
+//     --sets 1 (ABBA sets) --capture-events 400000 --capture-senders 4 --cold-runs 5 --pool 10 --log-level info
 //     --scenario cold_start,health,retrieve,distinct_id,list,search,capture,list_small,flood
 //     --cpu-prof (herd under a V8 profiler in the main phase; prints its top self-time functions)
 //     --herd-log FILE (herd's log lines, else /dev/null) --out FILE (JSON, default bench/results/)
@@ -43,6 +43,7 @@ const { values: args } = parseArgs({
     solo: { type: 'string', default: '3' },
     sets: { type: 'string', default: '1' },
     'capture-events': { type: 'string', default: '400000' },
+    'capture-senders': { type: 'string', default: '4' },
     'cold-runs': { type: 'string', default: '5' },
     pool: { type: 'string', default: '10' },
     'log-level': { type: 'string', default: 'info' },
@@ -137,7 +138,7 @@ async function mainPhase(report: HttpReport) {
     if (selected.has('capture')) {
       log(`capture: ${number('capture-events').toLocaleString('en')} events into herd, as many by raw INSERT`);
       const { meta } = dataset;
-      report.capture = await runCapture(herd.url, dataset.url, meta.a.captureProjectId, meta.a.captureToken, { events: number('capture-events'), senders: 4, batch: 100, sets: timing.sets });
+      report.capture = await runCapture(herd.url, dataset.url, meta.a.captureProjectId, meta.a.captureToken, { events: number('capture-events'), senders: number('capture-senders'), batch: 100, sets: timing.sets });
       memory.afterCaptureMb = herd.rss() / MB;
       memory.capturePeakMb = herdRss.takePeak() / MB;
     }

@@ -62,14 +62,19 @@ export function prepareEvents(
   return prepared;
 }
 
-/** Applies prepared events in `trx`, which must be a transaction; answers the merges done. */
-export async function processEvents(log: Logger, trx: Db, teamId: number, events: PreparedEvent[]): Promise<IngestOutcome> {
+/**
+ * Applies prepared events in `trx`, which must be a transaction; answers the merges done.
+ * `optimistic`: the events are taken as new without looking up which are stored already (SDK
+ * retries, rare): one that is stored makes the events' insert a unique violation, and the attempt
+ * that follows (inRetriedTransaction) looks them up and skips them.
+ */
+export async function processEvents(log: Logger, trx: Db, teamId: number, events: PreparedEvent[], options: { optimistic: boolean }): Promise<IngestOutcome> {
   const distinctIds = new Set<string>();
   for (const event of events) {
     distinctIds.add(event.distinctId);
     if (event.merge?.source) distinctIds.add(event.merge.source);
   }
-  const given = events.filter((event) => event.uuidGiven).map((event) => event.uuid);
+  const given = options.optimistic ? [] : events.filter((event) => event.uuidGiven);
   const personless = new Set(events.filter((event) => !event.processPerson).map((event) => event.distinctId));
   const loaded = await loadBatch(trx, teamId, given, [...distinctIds], [...personless]);
   // An event already stored, or repeated in the batch, is an SDK retry: it changes nothing again.
@@ -90,12 +95,16 @@ export async function processEvents(log: Logger, trx: Db, teamId: number, events
   return { merges: merges.map((merge) => ({ person: { id: merge.survivor.id as number, uuid: merge.survivor.uuid }, distinctIds: merge.distinctIds })) };
 }
 
-/** Runs `work` in `db` when it is a transaction already, else in a new one, retried when it loses a race. */
-export async function inRetriedTransaction<T>(log: Logger, db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work(db);
+/**
+ * Runs `work` in `db` when it is a transaction already, else in a new one, retried when it loses a
+ * race. `firstTry`: this is a first attempt that another follows if it fails (never inside a
+ * caller's transaction), so it may be optimistic.
+ */
+export async function inRetriedTransaction<T>(log: Logger, db: Db, work: (trx: Db, firstTry: boolean) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db, false);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      return await db.transaction().execute((trx) => work(trx, attempt === 1 && MAX_ATTEMPTS > 1));
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
       log.debug({ attempt, code: (error as { code?: string }).code }, 'ingestion retry');
@@ -113,5 +122,5 @@ export async function ingestEvents(deps: Deps, db: Db, team: TeamRow, events: Ca
   const clean = events.map((event) => sanitizeJsonValue(event) as CaptureEvent);
   const prepared = prepareEvents(clean, { now: deps.clock.now(), sentAt: null, attrPrefix: (index) => String(index) });
   if (prepared.length === 0) return { merges: [] };
-  return inRetriedTransaction(deps.log, db, (trx) => processEvents(deps.log, trx, team.id, prepared));
+  return inRetriedTransaction(deps.log, db, (trx, firstTry) => processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry }));
 }

@@ -17,7 +17,7 @@ export function chunksOf<T>(items: T[], size = ROWS_PER_STATEMENT): T[][] {
  * Rows travel as one JSON parameter expanded by json_to_recordset, not as bound parameters per
  * column and row: PostgreSQL then parses and plans a statement of a few parameters, not hundreds.
  */
-const rowsOf = (rows: object[]) => sql`json_to_recordset(${JSON.stringify(rows)}::json)`;
+export const rowsOf = (rows: object[]) => sql`json_to_recordset(${JSON.stringify(rows)}::json)`;
 
 /** `insert into persons … returning id, uuid` (a uuid already taken is skipped); no rows when empty. */
 export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
