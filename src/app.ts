@@ -1,7 +1,6 @@
 // buildApp(deps) → the Fastify instance, fully wired. Reads no environment; listens nowhere.
 import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { registerAccess } from './http/plugins/access.ts';
@@ -11,6 +10,7 @@ import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { RequestLog } from './http/plugins/request-log.ts';
 import { registerRequestLimits } from './http/plugins/request-limits.ts';
+import { registerSecurityHeaders } from './http/plugins/security-headers.ts';
 import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 import type { App } from './http/route-module.ts';
 import { routeModules } from './http/routes/index.ts';
@@ -37,7 +37,7 @@ export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) =
 
   registerErrorHandling(app, deps);
   registerInputGuards(app);
-  await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  registerSecurityHeaders(app);
   // Once closing, a response still in flight ends its connection: left idle, a keep-alive socket
   // would hold a SIGTERM'd process open for the client's keep-alive time (up to 72 s).
   let closing = false;

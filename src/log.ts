@@ -18,7 +18,9 @@ export const REDACTED_PATHS = [
 const SECRET_QUERY = /([?&](?:personal_api_key|api_key|apikey|access_token|token)=)[^&#]*/gi;
 const PERSONAL_KEY = /phx_[0-9A-Za-z]+/g;
 
-export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_KEY, 'phx_[redacted]');
+// Most URLs hold neither a query value nor a key: those skip the two replacements.
+export const redactUrl = (url: string) =>
+  url.includes('=') || url.includes('phx_') ? url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_KEY, 'phx_[redacted]') : url;
 
 interface LoggedRequest {
   method?: string;

@@ -86,9 +86,7 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
 
   // onRequest: a bad key or a missing permission answers before the body is even parsed
   // (so before a 400 for malformed JSON or a 413), as the platform orders its outcomes.
-  app.addHook('onRequest', async (request) => {
-    const rule = request.routeOptions.config.access;
-    if (!rule) return;
+  const authorize = async (request: FastifyRequest, rule: AccessRule) => {
     const params = (request.params ?? {}) as Record<string, string>;
     const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
     const target = rule.project ? { project: params[rule.project] ?? '' } : rule.organization ? { organization: params[rule.organization] ?? '' } : {};
@@ -100,5 +98,11 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
         if (result.isExceeded) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
       }
     }
+  };
+  // A callback hook: a route without a rule (health, metrics, the SDK's files) costs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule) return done();
+    authorize(request, rule).then(() => done(), done);
   });
 }

@@ -29,7 +29,7 @@ export function nulPath(value: unknown, path: string): string | null {
 }
 
 /** A NUL character anywhere in the query or body is a 400 naming the field, never a database error. */
-export async function rejectNulCharacters(request: FastifyRequest) {
+export function rejectNulCharacters(request: FastifyRequest) {
   const attr = nulPath(request.query, '') ?? nulPath(request.body, '');
   if (attr !== null) throw validationError('Null characters are not allowed.', attr || null);
 }
@@ -154,6 +154,19 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
   }
 }
 
+/** Throws the refusal of the first guard the request fails. */
+function guardInput(request: FastifyRequest) {
+  if (nulPath(request.params, '') !== null) throw notFound();
+  // No body on a route that takes one reads as {} (as DRF does): missing fields then say `required`.
+  if (request.body === undefined && request.routeOptions.schema?.body && ['POST', 'PUT', 'PATCH'].includes(request.method)) {
+    request.body = {};
+  }
+  const query = request.query;
+  if (query && typeof query === 'object') checkPagingText(query as Record<string, unknown>);
+  rejectNulCharacters(request);
+  checkBodyKinds(request.routeOptions.schema?.body as BodySchema | undefined, request.body);
+}
+
 export function registerInputGuards(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
@@ -166,15 +179,12 @@ export function registerInputGuards(app: FastifyInstance) {
     parseJson(request, text, done);
   });
 
-  app.addHook('preValidation', async (request) => {
-    if (nulPath(request.params, '') !== null) throw notFound();
-    // No body on a route that takes one reads as {} (as DRF does): missing fields then say `required`.
-    if (request.body === undefined && request.routeOptions.schema?.body && ['POST', 'PUT', 'PATCH'].includes(request.method)) {
-      request.body = {};
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      guardInput(request);
+      done();
+    } catch (error) {
+      done(error as Error);
     }
-    const query = request.query;
-    if (query && typeof query === 'object') checkPagingText(query as Record<string, unknown>);
-    await rejectNulCharacters(request);
-    checkBodyKinds(request.routeOptions.schema?.body as BodySchema | undefined, request.body);
   });
 }

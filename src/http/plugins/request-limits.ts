@@ -60,10 +60,7 @@ export function registerRequestLimits(app: FastifyInstance, deps: Deps) {
     else done();
   });
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const rule = request.routeOptions.config.heavy;
-    const kind = typeof rule === 'function' ? rule(request) : rule;
-    if (!kind) return;
+  const takeSlot = async (request: FastifyRequest, reply: FastifyReply, kind: HeavyKind) => {
     if (kind === 'analytics' && request.queryBudget) request.queryBudget.statementTimeoutMs = limits.analytics;
     const project = request.access?.project?.project.id;
     const key = request.access?.actor.key.id;
@@ -86,5 +83,12 @@ export function registerRequestLimits(app: FastifyInstance, deps: Deps) {
     } finally {
       reply.raw.removeListener('close', onClose);
     }
+  };
+  // A callback hook: an ordinary request costs no promise here.
+  app.addHook('preHandler', (request, reply, done) => {
+    const rule = request.routeOptions.config.heavy;
+    const kind = typeof rule === 'function' ? rule(request) : rule;
+    if (!kind) return done();
+    takeSlot(request, reply, kind).then(() => done(), done);
   });
 }

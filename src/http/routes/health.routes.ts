@@ -1,11 +1,12 @@
-// Liveness (the process answers) and readiness (the database answers too), outside the API.
+// Liveness (the process answers) and readiness (the database answers too), outside the API; probes
+// (request-log.ts): logged at debug while they succeed.
 import { pingDatabase } from '../../db/database.ts';
 import type { RouteModule } from '../route-module.ts';
 
 export const healthRoutes: RouteModule = (app, deps) => {
-  app.get('/_health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/_health', { schema: { hide: true }, config: { probe: true } }, async () => ({ status: 'ok' }));
 
-  app.get('/_ready', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/_ready', { schema: { hide: true }, config: { probe: true } }, async (request, reply) => {
     try {
       await pingDatabase(deps.db);
       return { status: 'ok' };
