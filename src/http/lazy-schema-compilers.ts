@@ -25,6 +25,26 @@ function deferredValidator(compile: () => Validate): Validate {
   return validate;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isEmptySchema = (value: unknown) => value === true || (isPlainObject(value) && Object.keys(value).length === 0);
+
+/**
+ * The schema with each free-form object (any keys, any values: captured properties) as a schema of
+ * any value. fast-json-stringify writes such an object key by key, testing each against the
+ * pattern: twice the time of JSON.stringify, which it uses for a schema of any value (a page of
+ * 100 persons: 400 µs against 245). The JSON written is the same.
+ */
+export function freeFormAsAny(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(freeFormAsAny);
+  if (!isPlainObject(schema)) return schema;
+  const { type, properties, patternProperties, additionalProperties, ...rest } = schema;
+  const patterns = isPlainObject(patternProperties) ? Object.entries(patternProperties) : [];
+  const freeForm = type === 'object' && (properties === undefined || isEmptySchema(properties)) && rest.required === undefined
+    && (patterns.length === 0 ? isEmptySchema(additionalProperties) : patterns.length === 1 && patterns[0][0] === '^.*$' && isEmptySchema(patterns[0][1]) && additionalProperties === undefined);
+  if (freeForm) return Object.fromEntries(Object.entries(rest).filter(([key]) => key === 'description' || key === 'title'));
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, freeFormAsAny(value)]));
+}
+
 /** Per app, as Fastify makes its own: each keeps a pool of compilers by shared schemas and options. */
 export function lazySchemaCompilers(): { buildValidator: ValidatorFactory; buildSerializer: SerializerFactory } {
   const validators = ajvCompiler();
@@ -37,7 +57,7 @@ export function lazySchemaCompilers(): { buildValidator: ValidatorFactory; build
     const compilerOf = serializers(externalSchemas, options);
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) => (serialize ??= compilerOf(route))(data);
+      return (data: unknown) => (serialize ??= compilerOf({ ...route, schema: freeFormAsAny(route.schema) }))(data);
     };
   };
   return { buildValidator, buildSerializer };
