@@ -52,6 +52,9 @@ export async function openPostgres(
     },
   });
   if (options.onConnect) pool.on('connect', options.onConnect);
+  // An idle connection the server ended (a restart, a failover, an administrator) is dropped by the
+  // pool, which opens another when one is needed; unheard, the error would end the process.
+  pool.on('error', () => undefined);
   const changes = new ChangeFeed();
   listenOnPostgres(changes, config);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, onReserveConnection: applyQueryBudget }), plugins: [changes.writeWatch] });
