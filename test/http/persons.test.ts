@@ -74,6 +74,16 @@ describe('persons list and retrieve', () => {
     assert.deepEqual(second.results.map((p: { id: number }) => p.id), [persons[3].id, persons[2].id]);
     const last = (await get(`${url}?limit=2&offset=4`)).json();
     assert.equal(last.next, null);
+    // Past the end: no persons, the count still exact.
+    const past = (await get(`${url}?limit=2&offset=10`)).json();
+    assert.deepEqual([past.count, past.results, past.next, past.previous], [6, [], null, `http://localhost:80${url}?limit=2&offset=8`]);
+  });
+
+  it('lists a project without persons as an empty page of count 0', async () => {
+    const empty = await makeTenant(ctx.deps.db);
+    const res = await ctx.app.inject({ method: 'GET', url: `/api/projects/${empty.project.id}/persons/`, headers: empty.headers });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { count: 0, next: null, previous: null, results: [] });
   });
 
   it('keeps the filters in the page links', async () => {

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { storedEventsSql, storedKey } from '../../src/ingestion/load-batch.step.ts';
+import { EVERY_SHARD } from '../helpers/citus.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
 
@@ -42,7 +43,8 @@ describe('the retry lookup of capture', () => {
     const other = (await makeTenant(database.db)).project.id;
     await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
       select ${other}::integer, gen_random_uuid(), 'page', 'visitor-' || (g % 2000), now() from generate_series(1, 20000) g`.execute(database.db);
-    await sql`analyze events`.execute(database.db);
+    // Statistics of every project's rows, as autovacuum takes them (on Citus, of every shard).
+    await sql`${sql.raw(EVERY_SHARD)} analyze events`.execute(database.db);
     await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
       select ${teamId}::integer, case when g <= 2 then (${stored}::uuid[])[g] else gen_random_uuid() end, 'page', 'heavy', now()
       from generate_series(1, 3000) g`.execute(database.db);

@@ -103,7 +103,7 @@ function searchCondition(teamId: number, term: string): Expression<SqlBool> {
     ${byUuid})`;
 }
 
-const hasFilters = (filters: PersonFilters) =>
+export const hasPersonFilters = (filters: PersonFilters) =>
   filters.distinctId !== undefined || filters.email !== undefined || filters.search !== undefined || filters.properties !== undefined;
 
 function whereAll(conditions: Expression<SqlBool>[]) {
@@ -138,21 +138,52 @@ const FOLD_THRESHOLD = 1000;
 
 /** Exact count; without filters, the maintained team counter (migration 0004) instead of a scan. */
 export async function countPersons(db: Db, teamId: number, filters: PersonFilters): Promise<number> {
-  if (!hasFilters(filters)) return countAllPersons(db, teamId);
+  if (!hasPersonFilters(filters)) return countAllPersons(db, teamId);
   const result = await sql<{ n: number }>`select count(*)::bigint as n from persons p where ${whereAll(conditionsOf(teamId, filters))}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
 
+/** Rows `(n, pending)`: the project's person count (counter plus pending deltas) and how many deltas wait. */
+const personCountSql = (teamId: number) => sql`
+  select t.person_count + coalesce(d.total, 0) as n, coalesce(d.rows, 0) as pending
+  from teams t
+  left join (select sum(delta) as total, count(*) as rows from person_count_deltas where team_id = ${teamId}::integer) d on true
+  where t.id = ${teamId}::integer`;
+
 export async function countAllPersons(db: Db, teamId: number): Promise<number> {
-  const result = await sql<{ n: number; pending: number }>`
-    select t.person_count + coalesce(d.total, 0) as n, coalesce(d.rows, 0) as pending
-    from teams t
-    left join (select sum(delta) as total, count(*) as rows from person_count_deltas where team_id = ${teamId}::integer) d on true
-    where t.id = ${teamId}::integer`.execute(db);
-  const row = result.rows[0];
+  const row = (await sql<{ n: number; pending: number }>`${personCountSql(teamId)}`.execute(db)).rows[0];
   if (!row) return 0;
   if (Number(row.pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
   return Number(row.n);
+}
+
+interface CountedRow extends Omit<PersonRecord, 'id'> {
+  id: number | null;
+  n: number;
+  pending: number;
+}
+
+/**
+ * A page of all the project's persons and their count, in one (prepared) statement: the common
+ * list, a round trip and a statement fewer than the count and the page apart. A page past the end
+ * is one row of the count alone.
+ */
+export async function listAllPersonsCounted(db: Db, teamId: number, page: PageRequest): Promise<{ count: number; persons: PersonRecord[] }> {
+  const query = sql<CountedRow>`
+    select c.n, c.pending, l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
+    from (${personCountSql(teamId)}) c
+    left join lateral (
+      select p.id, p.uuid, p.properties, p.created_at from persons p
+      where p.team_id = ${teamId}::integer
+      order by p.created_at desc, p.id desc
+      limit ${page.limit}::integer offset ${page.offset}::bigint
+    ) l on true
+    order by l.created_at desc, l.id desc`;
+  const rows = await runPrepared(db, query.compile(db));
+  if (rows.length === 0) return { count: 0, persons: [] };
+  if (Number(rows[0].pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
+  const persons = rows.flatMap(({ id, uuid, properties, created_at, distinct_ids }) => (id === null ? [] : [{ id, uuid, properties, created_at, distinct_ids }]));
+  return { count: Number(rows[0].n), persons };
 }
 
 /**

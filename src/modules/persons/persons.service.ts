@@ -21,8 +21,10 @@ import {
   deletePersonRows,
   findPerson,
   findPersonIdsForBulk,
+  hasPersonFilters,
   isPersonUuidTaken,
   iteratePersons,
+  listAllPersonsCounted,
   listPersons,
   loadPersons,
   lockPerson,
@@ -55,6 +57,10 @@ export async function listPersonsPage(
     // A distinct id names one person at most: its match is the whole list, and the count its length.
     const matches = await listPersons(deps.db, teamId, filters, { limit: 1, offset: 0 });
     return { count: matches.length, results: input.page.offset === 0 ? matches.map(serializePerson) : [] };
+  }
+  if (!hasPersonFilters(filters)) {
+    const { count, persons } = await listAllPersonsCounted(deps.db, teamId, input.page);
+    return { count, results: persons.map(serializePerson) };
   }
   const [count, persons] = await Promise.all([countPersons(deps.db, teamId, filters), listPersons(deps.db, teamId, filters, input.page)]);
   return { count, results: persons.map(serializePerson) };
