@@ -1,4 +1,4 @@
-// The HTTP bench's server processes: herd as `npm start` runs it (`node --max-semi-space-size=4 --max-old-space-size=512 src/cli/main.ts serve`)
+// The HTTP bench's server processes: herd as `npm start` runs it (`node --max-semi-space-size=16 --max-old-space-size=512 src/cli/main.ts serve`)
 // and the hand-written baseline, each a child listening on a free port of 127.0.0.1, with its
 // resident memory read from /proc; and the cold start of a fresh process to its first /_health.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { freePort } from '../test/stress/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-export const HERD_SERVE = ['--max-semi-space-size=4', '--max-old-space-size=512', path.join(ROOT, 'src/cli/main.ts'), 'serve'];
+export const HERD_SERVE = ['--max-semi-space-size=16', '--max-old-space-size=512', path.join(ROOT, 'src/cli/main.ts'), 'serve'];
 /** `herd serve` of another checkout (`--ab-root`: the code before a change, as its `npm start` ran it then). */
 export const herdServeOf = (root: string) => [path.join(root, 'src/cli/main.ts'), 'serve'];
 export const BASELINE_SERVE = [path.join(ROOT, 'bench/http-baseline.server.ts')];
