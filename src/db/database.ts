@@ -1,5 +1,6 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
-import type { PGlite } from '@electric-sql/pglite';
+import fs from 'node:fs';
+import type { Extension, PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -62,6 +63,38 @@ export async function openPostgres(
   return { db, kind: 'postgres', changes, close };
 }
 
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+// Node's WebAssembly global, which @types/node does not declare.
+const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } };
+
+/** What opening an embedded database needs of PGlite: its code and its WebAssembly, compiled. */
+interface PGliteRuntime {
+  PGlite: typeof PGlite;
+  pg_trgm: Extension;
+  wasmModule: WasmModule;
+}
+
+let runtime: Promise<PGliteRuntime> | null = null;
+
+/**
+ * PGlite's code, loaded on first need (a server on PostgreSQL never needs it), and its 9 MB of
+ * WebAssembly read and compiled by this process once, off the main thread, while the image is
+ * copied (PGlite would read and compile it only once asked to open a database).
+ */
+function loadPGliteRuntime(): Promise<PGliteRuntime> {
+  runtime ??= (async () => {
+    const entry = import.meta.resolve('@electric-sql/pglite');
+    const [{ PGlite }, { pg_trgm }, wasmModule] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      // The file PGlite itself loads, beside its entry module.
+      fs.promises.readFile(new URL('./pglite.wasm', entry)).then((bytes) => wasm.compile(bytes)),
+    ]);
+    return { PGlite, pg_trgm, wasmModule };
+  })();
+  return runtime;
+}
+
 /**
  * dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests).
  * fromImage: the prepared image's directory (pglite-image.ts), which a fresh dataDir starts as a copy of.
@@ -72,17 +105,18 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
   let pglite: PGlite;
   let fromImage: string[] | undefined;
   try {
+    const loading = loadPGliteRuntime();
     if (options.dataDir && options.fromImage && isFreshDataDir(options.dataDir)) {
       const image = await preparedImage(buildImage, options.fromImage);
-      if (image) copyImage(image, options.dataDir);
+      if (image) await copyImage(image, options.dataDir);
       // The image is named by the migrations' text and built by this very list.
       if (image) fromImage = Object.keys(migrations);
     }
-    // Loaded here: a server on PostgreSQL never needs the embedded database's code.
-    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
+    const { PGlite, pg_trgm, wasmModule } = await loading;
     pglite = await PGlite.create({
       dataDir: options.dataDir ?? undefined,
       loadDataDir: options.loadDataDir,
+      pgliteWasmModule: wasmModule,
       // Trigram indexes serve the persons search (migration 0004).
       extensions: { pg_trgm },
       parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
