@@ -1,6 +1,7 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
 import fs from 'node:fs';
 import type { Extension, PGlite, PGliteOptions } from '@electric-sql/pglite';
+import type { NodeFS } from '@electric-sql/pglite/nodefs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -71,6 +72,7 @@ const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(
 interface PGliteRuntime {
   PGlite: typeof PGlite;
   pg_trgm: Extension;
+  NodeFS: typeof NodeFS;
   wasmModule: WasmModule;
 }
 
@@ -84,15 +86,30 @@ let runtime: Promise<PGliteRuntime> | null = null;
 function loadPGliteRuntime(): Promise<PGliteRuntime> {
   runtime ??= (async () => {
     const entry = import.meta.resolve('@electric-sql/pglite');
-    const [{ PGlite }, { pg_trgm }, wasmModule] = await Promise.all([
+    const [{ PGlite }, { pg_trgm }, { NodeFS }, wasmModule] = await Promise.all([
       import('@electric-sql/pglite'),
       import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('@electric-sql/pglite/nodefs'),
       // The file PGlite itself loads, beside its entry module.
       fs.promises.readFile(new URL('./pglite.wasm', entry)).then((bytes) => wasm.compile(bytes)),
     ]);
-    return { PGlite, pg_trgm, wasmModule };
+    return { PGlite, pg_trgm, NodeFS, wasmModule };
   })();
   return runtime;
+}
+
+/**
+ * PGlite's own filesystem on a DATA_DIR the image is still being copied into. PGlite awaits a
+ * filesystem's initial sync before it looks for a database in it; this one's is the copy, so
+ * PGlite's runtime starts up (its WebAssembly instance, its bundled files) while the copy ends.
+ */
+function copyingFilesystem(Base: typeof NodeFS, dataDir: string, copied: Promise<void>): NodeFS {
+  return new (class extends Base {
+    override async initialSyncFs() {
+      await copied;
+      await super.initialSyncFs();
+    }
+  })(dataDir);
 }
 
 /**
@@ -106,21 +123,32 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
   let fromImage: string[] | undefined;
   try {
     const loading = loadPGliteRuntime();
+    let copying: Promise<void> | null = null;
     if (options.dataDir && options.fromImage && isFreshDataDir(options.dataDir)) {
       const image = await preparedImage(buildImage, options.fromImage);
-      if (image) await copyImage(image, options.dataDir);
-      // The image is named by the migrations' text and built by this very list.
-      if (image) fromImage = Object.keys(migrations);
+      if (image) {
+        copying = copyImage(image, options.dataDir);
+        // Awaited by PGlite or below: failing meanwhile is not an unhandled rejection.
+        copying.catch(() => undefined);
+        // The image is named by the migrations' text and built by this very list.
+        fromImage = Object.keys(migrations);
+      }
     }
-    const { PGlite, pg_trgm, wasmModule } = await loading;
-    pglite = await PGlite.create({
-      dataDir: options.dataDir ?? undefined,
-      loadDataDir: options.loadDataDir,
-      pgliteWasmModule: wasmModule,
-      // Trigram indexes serve the persons search (migration 0004).
-      extensions: { pg_trgm },
-      parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
-    });
+    try {
+      const { PGlite, pg_trgm, NodeFS, wasmModule } = await loading;
+      pglite = await PGlite.create({
+        dataDir: options.dataDir ?? undefined,
+        fs: copying && options.dataDir ? copyingFilesystem(NodeFS, options.dataDir, copying) : undefined,
+        loadDataDir: options.loadDataDir,
+        pgliteWasmModule: wasmModule,
+        // Trigram indexes serve the persons search (migration 0004).
+        extensions: { pg_trgm },
+        parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
+      });
+    } finally {
+      // Whatever failed, no copy goes on writing into a directory whose lock is released.
+      await copying?.catch(() => undefined);
+    }
   } catch (error) {
     lock?.release();
     throw error;
