@@ -8,9 +8,16 @@ import path from 'node:path';
 import { freePort } from '../test/stress/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-export const HERD_SERVE = ['--max-semi-space-size=16', '--max-old-space-size=512', path.join(ROOT, 'src/cli/main.ts'), 'serve'];
-/** `herd serve` of another checkout (`--ab-root`: the code before a change, as its `npm start` ran it then). */
-export const herdServeOf = (root: string) => [path.join(root, 'src/cli/main.ts'), 'serve'];
+export const HERD_SERVE = herdServeOf(ROOT);
+/**
+ * `herd serve` of another checkout (`--ab-root`: the code before a change) as its own `npm start`
+ * runs it: with the node flags its package.json's start script passes, if any.
+ */
+export function herdServeOf(root: string): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const flags = /\bnode ((?:--\S+ )*)src\/cli\/main\.ts serve/.exec(manifest.scripts?.start ?? '')?.[1].split(' ').filter(Boolean) ?? [];
+  return [...flags, path.join(root, 'src/cli/main.ts'), 'serve'];
+}
 export const BASELINE_SERVE = [path.join(ROOT, 'bench/http-baseline.server.ts')];
 
 export interface ChildOptions {

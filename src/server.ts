@@ -1,7 +1,6 @@
 // config → database → migrate → buildApp → listen; SIGTERM/SIGINT close gracefully. The only listener.
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
-import { buildApp } from './app.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateOpened } from './db/migrate.ts';
 import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
@@ -27,7 +26,14 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = createLogger(config.logLevel, options.logDestination ?? processLogDestination(1));
-  const handle = await openDatabase(config);
+  // The HTTP layer's modules (over a thousand files) load while the database opens: a fresh
+  // DATA_DIR's image is copied and PGlite's WebAssembly compiled on other threads meanwhile.
+  const opening = openDatabase(config);
+  const [handle, { buildApp }] = await Promise.all([opening, import('./app.ts')]).catch(async (error: unknown) => {
+    // Either may have failed alone: an opened database is closed again (its DATA_DIR lock released).
+    await opening.then((opened) => opened.close(), () => undefined);
+    throw error;
+  });
   const { applied, distributed } = await migrateOpened(handle);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   if (distributed.length > 0) log.info({ tables: distributed }, 'distributed on Citus');

@@ -13,6 +13,8 @@ import { serveCommand } from './commands/serve.command.ts';
 import { usersAddCommand } from './commands/users-add.command.ts';
 import { commandHelp, overallHelp, packageVersion } from './help.ts';
 
+// Each command imports what it runs when it runs: choosing one loads none of the others' modules,
+// and `herd serve` starts opening its database before the server's modules load.
 const commands: Command[] = [serveCommand, migrateCommand, bootstrapCommand, usersAddCommand, keysCreateCommand, deletionsRunCommand];
 
 function findCommand(args: string[]): { command: Command; rest: string[] } | null {

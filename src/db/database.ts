@@ -1,5 +1,7 @@
 // Opens the database the config names: PGlite under DATA_DIR by default, PostgreSQL with DATABASE_URL.
-import type { PGlite } from '@electric-sql/pglite';
+import fs from 'node:fs';
+import type { Extension, PGlite, PGliteOptions } from '@electric-sql/pglite';
+import type { NodeFS } from '@electric-sql/pglite/nodefs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -65,6 +67,54 @@ export async function openPostgres(
   return { db, kind: 'postgres', changes, close };
 }
 
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+// Node's WebAssembly global, which @types/node does not declare.
+const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } };
+
+/** What opening an embedded database needs of PGlite: its code and its WebAssembly, compiled. */
+interface PGliteRuntime {
+  PGlite: typeof PGlite;
+  pg_trgm: Extension;
+  NodeFS: typeof NodeFS;
+  wasmModule: WasmModule;
+}
+
+let runtime: Promise<PGliteRuntime> | null = null;
+
+/**
+ * PGlite's code, loaded on first need (a server on PostgreSQL never needs it), and its 9 MB of
+ * WebAssembly read and compiled by this process once, off the main thread, while the image is
+ * copied (PGlite would read and compile it only once asked to open a database).
+ */
+function loadPGliteRuntime(): Promise<PGliteRuntime> {
+  runtime ??= (async () => {
+    const entry = import.meta.resolve('@electric-sql/pglite');
+    const [{ PGlite }, { pg_trgm }, { NodeFS }, wasmModule] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('@electric-sql/pglite/nodefs'),
+      // The file PGlite itself loads, beside its entry module.
+      fs.promises.readFile(new URL('./pglite.wasm', entry)).then((bytes) => wasm.compile(bytes)),
+    ]);
+    return { PGlite, pg_trgm, NodeFS, wasmModule };
+  })();
+  return runtime;
+}
+
+/**
+ * PGlite's own filesystem on a DATA_DIR the image is still being copied into. PGlite awaits a
+ * filesystem's initial sync before it looks for a database in it; this one's is the copy, so
+ * PGlite's runtime starts up (its WebAssembly instance, its bundled files) while the copy ends.
+ */
+function copyingFilesystem(Base: typeof NodeFS, dataDir: string, copied: Promise<void>): NodeFS {
+  return new (class extends Base {
+    override async initialSyncFs() {
+      await copied;
+      await super.initialSyncFs();
+    }
+  })(dataDir);
+}
+
 /**
  * dataDir null: in memory. loadDataDir: a dump of a migrated database to start from (tests).
  * fromImage: the prepared image's directory (pglite-image.ts), which a fresh dataDir starts as a copy of.
@@ -75,21 +125,33 @@ export async function openPGlite(options: { dataDir: string | null; loadDataDir?
   let pglite: PGlite;
   let fromImage: string[] | undefined;
   try {
+    const loading = loadPGliteRuntime();
+    let copying: Promise<void> | null = null;
     if (options.dataDir && options.fromImage && isFreshDataDir(options.dataDir)) {
       const image = await preparedImage(buildImage, options.fromImage);
-      if (image) copyImage(image, options.dataDir);
-      // The image is named by the migrations' text and built by this very list.
-      if (image) fromImage = Object.keys(migrations);
+      if (image) {
+        copying = copyImage(image, options.dataDir);
+        // Awaited by PGlite or below: failing meanwhile is not an unhandled rejection.
+        copying.catch(() => undefined);
+        // The image is named by the migrations' text and built by this very list.
+        fromImage = Object.keys(migrations);
+      }
     }
-    // Loaded here: a server on PostgreSQL never needs the embedded database's code.
-    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
-    pglite = await PGlite.create({
-      dataDir: options.dataDir ?? undefined,
-      loadDataDir: options.loadDataDir,
-      // Trigram indexes serve the persons search (migration 0004).
-      extensions: { pg_trgm },
-      parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
-    });
+    try {
+      const { PGlite, pg_trgm, NodeFS, wasmModule } = await loading;
+      pglite = await PGlite.create({
+        dataDir: options.dataDir ?? undefined,
+        fs: copying && options.dataDir ? copyingFilesystem(NodeFS, options.dataDir, copying) : undefined,
+        loadDataDir: options.loadDataDir,
+        pgliteWasmModule: wasmModule,
+        // Trigram indexes serve the persons search (migration 0004).
+        extensions: { pg_trgm },
+        parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8, [TIMESTAMPTZ_OID]: parseTimestamptz },
+      });
+    } finally {
+      // Whatever failed, no copy goes on writing into a directory whose lock is released.
+      await copying?.catch(() => undefined);
+    }
   } catch (error) {
     lock?.release();
     throw error;

@@ -1,7 +1,9 @@
 // Applies every pending migration. Kysely's migrator takes a row lock first, so two servers that
 // start at once on one PostgreSQL run each migration exactly once. On Citus the schema is then
-// distributed (src/db/citus.ts).
-import { Migrator, type MigrationResultSet } from 'kysely';
+// distributed (src/db/citus.ts). A database that records every migration already is told so by one
+// read: Kysely's migrator would find nothing to do after introspecting every table's columns twice
+// and taking its lock, which is most of a start on an embedded database whose catalogs are cold.
+import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import { distributeSchema } from './citus.ts';
 import type { DatabaseHandle, Db } from './database.ts';
 import { migrations } from './migrations/index.ts';
@@ -12,7 +14,21 @@ export interface MigrationOutcome {
   distributed: string[];
 }
 
+/**
+ * Whether the database records exactly these migrations, in the order the migrator reads them
+ * (applied time, then name): then it would apply nothing and refuse nothing. Anything else (no
+ * table yet, a pending, missing or reordered migration) is left to the migrator.
+ */
+async function isUpToDate(db: Db): Promise<boolean> {
+  const { rows: table } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (table[0]?.present !== true) return false;
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(db);
+  const expected = Object.keys(migrations).sort();
+  return rows.length === expected.length && rows.every((row, i) => row.name === expected[i]);
+}
+
 export async function migrateDatabase(db: Db): Promise<MigrationOutcome> {
+  if (await isUpToDate(db)) return { applied: [], distributed: await distributeSchema(db) };
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

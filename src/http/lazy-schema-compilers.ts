@@ -2,9 +2,16 @@
 // to a route's first request. Fastify compiles every route's schemas while the app starts — about
 // a third of a cold start's CPU, for well over a hundred routes (each GET twice, with its HEAD) of
 // which a server answers a few; a route that is never asked for never pays. The compiled function
-// is the same one Fastify would have built, so validation errors and output are unchanged.
-import ajvCompiler from '@fastify/ajv-compiler';
-import serializerCompiler from '@fastify/fast-json-stringify-compiler';
+// is the same one Fastify would have built, so validation errors and output are unchanged. The
+// compilers themselves wait for that first compile too: their packages (Ajv, fast-json-stringify,
+// about 120 modules) are loaded then, and an Ajv instance (its formats, the meta-schema that checks
+// each shared schema as it is added) is made then; at start they were 0.2–0.4 s of CPU.
+import { createRequire } from 'node:module';
+import type ajvCompiler from '@fastify/ajv-compiler';
+import type serializerCompiler from '@fastify/fast-json-stringify-compiler';
+
+// Synchronous: the first compile happens inside a request's validation or serialization.
+const requireOnFirstCompile = createRequire(import.meta.url);
 
 type ValidatorFactory = ReturnType<typeof ajvCompiler>;
 type SerializerFactory = ReturnType<typeof serializerCompiler>;
@@ -47,17 +54,21 @@ export function freeFormAsAny(schema: unknown): unknown {
 
 /** Per app, as Fastify makes its own: each keeps a pool of compilers by shared schemas and options. */
 export function lazySchemaCompilers(): { buildValidator: ValidatorFactory; buildSerializer: SerializerFactory } {
-  const validators = ajvCompiler();
-  const serializers = serializerCompiler();
+  let validators: ValidatorFactory | undefined;
+  let serializers: SerializerFactory | undefined;
+  const validatorsOf = () => (validators ??= (requireOnFirstCompile('@fastify/ajv-compiler') as typeof ajvCompiler)());
+  const serializersOf = () => (serializers ??= (requireOnFirstCompile('@fastify/fast-json-stringify-compiler') as typeof serializerCompiler)());
+  // Fastify hands each factory a copy of its shared schemas: later additions reach a later call.
   const buildValidator: ValidatorFactory = (externalSchemas, options) => {
-    const compilerOf = validators(externalSchemas, options) as unknown as (route: unknown) => Validate;
-    return ((route: unknown) => deferredValidator(() => compilerOf(route))) as unknown as ReturnType<ValidatorFactory>;
+    let compilerOf: ((route: unknown) => Validate) | undefined;
+    const compile = (route: unknown) => (compilerOf ??= validatorsOf()(externalSchemas, options) as unknown as (route: unknown) => Validate)(route);
+    return ((route: unknown) => deferredValidator(() => compile(route))) as unknown as ReturnType<ValidatorFactory>;
   };
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-    const compilerOf = serializers(externalSchemas, options);
+    let compilerOf: ReturnType<SerializerFactory> | undefined;
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) => (serialize ??= compilerOf({ ...route, schema: freeFormAsAny(route.schema) }))(data);
+      return (data: unknown) => (serialize ??= (compilerOf ??= serializersOf()(externalSchemas, options))({ ...route, schema: freeFormAsAny(route.schema) }))(data);
     };
   };
   return { buildValidator, buildSerializer };

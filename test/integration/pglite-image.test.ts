@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { openPGlite } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
+import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 import { preparedImage } from '../../src/db/pglite-image.ts';
 
 const tables = async (db: Awaited<ReturnType<typeof openPGlite>>['db']) =>
@@ -53,6 +54,17 @@ describe('the prepared image of the embedded database', () => {
     } finally {
       await again.close();
     }
+  });
+
+  it('a copy that fails fails the open and leaves the DATA_DIR fresh and unlocked', async () => {
+    const dataDir = path.join(root, 'unwritable');
+    fs.mkdirSync(dataDir);
+    // A file where the image has a directory: the copy cannot go on.
+    fs.writeFileSync(path.join(dataDir, 'base'), '');
+    await assert.rejects(openPGlite({ dataDir, fromImage: image }), /base/);
+    assert.equal(fs.existsSync(path.join(dataDir, 'PG_VERSION')), false, 'still a fresh DATA_DIR');
+    lockDataDir(dataDir).release();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('an image that cannot be written: the fresh DATA_DIR is created and migrated in place', async () => {

@@ -1,4 +1,3 @@
-import { bootstrap } from '../../modules/bootstrap/bootstrap.service.ts';
 import { email, emit, optional, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const bootstrapCommand: Command = {
@@ -29,6 +28,7 @@ export const bootstrapCommand: Command = {
     };
     if (input.organizationName.length > 64) throw new UsageError('--organization-name may have at most 64 characters');
     if (input.projectName.length > 200) throw new UsageError('--project-name may have at most 200 characters');
+    const { bootstrap } = await import('../../modules/bootstrap/bootstrap.service.ts');
     const result = await withDeps(context.config, (deps) => bootstrap(deps, input));
     emit(
       context,

@@ -1,4 +1,3 @@
-import { runDeletionBatch } from '../../jobs/deletion-batch.ts';
 import { emit, withDeps, type Command } from '../cli.ts';
 
 export const deletionsRunCommand: Command = {
@@ -10,6 +9,7 @@ export const deletionsRunCommand: Command = {
   instead: 'let the running server do it: it runs the queued deletions on DELETION_SCHEDULE',
   options: {},
   async run(_values, context) {
+    const { runDeletionBatch } = await import('../../jobs/deletion-batch.ts');
     const result = await withDeps(context.config, (deps) =>
       runDeletionBatch(deps, { onProgress: (message) => process.stderr.write(`${message}\n`) }),
     );

@@ -1,6 +1,4 @@
 import { AppError } from '../../errors.ts';
-import { createPersonalApiKey, validateNewApiKey } from '../../modules/api-keys/api-keys.service.ts';
-import { findUserByEmail } from '../../modules/users/users.repository.ts';
 import { email, emit, list, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
 
 export const keysCreateCommand: Command = {
@@ -28,6 +26,10 @@ export const keysCreateCommand: Command = {
     const teamTexts = list(optional(values, 'scoped-teams'));
     const badTeam = teamTexts.find((text) => !/^[1-9]\d{0,9}$/.test(text) || Number(text) > 2147483647);
     if (badTeam !== undefined) throw new UsageError(`--scoped-teams must be project ids, got ${JSON.stringify(badTeam)}`);
+    const [{ createPersonalApiKey, validateNewApiKey }, { findUserByEmail }] = await Promise.all([
+      import('../../modules/api-keys/api-keys.service.ts'),
+      import('../../modules/users/users.repository.ts'),
+    ]);
     let input;
     try {
       input = validateNewApiKey({

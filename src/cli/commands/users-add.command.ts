@@ -1,6 +1,3 @@
-import { addMember } from '../../modules/members/members.service.ts';
-import { MEMBERSHIP_LEVELS } from '../../modules/members/members.schemas.ts';
-import { findOrganization } from '../../modules/organizations/organizations.repository.ts';
 import { isUuid } from '../../wire/ids.ts';
 import { email, emit, optional, required, withDeps, UsageError, type Command } from '../cli.ts';
 
@@ -27,6 +24,11 @@ export const usersAddCommand: Command = {
   async run(values, context) {
     const organizationId = required(values, 'organization-id').toLowerCase();
     if (!isUuid(organizationId)) throw new UsageError(`--organization-id must be a UUID, got ${JSON.stringify(organizationId)}`);
+    const [{ MEMBERSHIP_LEVELS }, { addMember }, { findOrganization }] = await Promise.all([
+      import('../../modules/members/members.schemas.ts'),
+      import('../../modules/members/members.service.ts'),
+      import('../../modules/organizations/organizations.repository.ts'),
+    ]);
     const levelText = optional(values, 'level') ?? '1';
     // Only the plain numerals: Number() would also take "8.0", "0x8" or "1e0".
     const level = MEMBERSHIP_LEVELS.find((choice) => String(choice) === levelText);

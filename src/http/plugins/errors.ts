@@ -129,15 +129,20 @@ export function renderFrameworkError(error: FastifyError, _request: FastifyReque
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
-  // A mirror of the route table, to tell "no such path" (404) from "not this method" (405).
-  const known = FindMyWay({ ignoreTrailingSlash: true });
+  // A mirror of the route table, to tell "no such path" (404) from "not this method" (405). It is
+  // built by the first request no route takes: a start registers every route and needs none of it.
+  const routes: Array<[method: string, url: string]> = [];
+  let known: ReturnType<typeof FindMyWay> | null = null;
+  const knownRoutes = () => {
+    if (!known) {
+      known = FindMyWay({ ignoreTrailingSlash: true });
+      for (const [method, url] of routes) if (!known.hasRoute(method as 'GET', url)) known.on(method as 'GET', url, () => undefined);
+    }
+    return known;
+  };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      if (METHODS.includes(method) && !known.hasRoute(method as 'GET', route.url)) {
-        known.on(method as 'GET', route.url, () => undefined);
-      }
-    }
+    for (const method of methods) if (METHODS.includes(method)) routes.push([method, route.url]);
   });
 
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -152,7 +157,7 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
 
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
-    const other = METHODS.some((method) => method !== request.method && known.find(method as 'GET', path) !== null);
+    const other = METHODS.some((method) => method !== request.method && knownRoutes().find(method as 'GET', path) !== null);
     if (!other) return sendError(reply, notFound());
     // As the platform: credentials are checked before the method is refused.
     if (path.startsWith('/api/')) await authenticate(deps, request.headers.authorization);
