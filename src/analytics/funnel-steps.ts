@@ -15,7 +15,7 @@ export interface FunnelSpec {
   steps: Entity[];
   exclusions: Entity[];
   order: (typeof ORDER_TYPES)[number];
-  /** The conversion window as PostgreSQL interval text, e.g. "14 day". */
+  /** The conversion window as PostgreSQL interval text, e.g. "1209600 seconds" (14 days). */
   window: string;
   range: LocalRange;
   interval: Interval;
@@ -57,7 +57,18 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
   const range = rangeParam(raw, context, interval);
   const global = await propertiesParam(context, raw);
   const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
-  return { steps, exclusions, order, window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
+  return { steps, exclusions, order, window: windowText(count, unit), range, interval, properties, search: searchSql(raw) };
+}
+
+const UNIT_SECONDS: Record<Exclude<(typeof WINDOW_UNITS)[number], 'month'>, number> = { minute: 60, hour: 3600, day: 86_400, week: 604_800 };
+
+/**
+ * The window as interval text: a fixed length in seconds (a day is 24 hours, as in UTC), months
+ * on the calendar. Adding seconds to a timestamptz is plain arithmetic; adding days works in the
+ * session's time zone, ~0.25 µs an addition, and the passes add the window to several times an event.
+ */
+function windowText(count: number, unit: (typeof WINDOW_UNITS)[number]): string {
+  return unit === 'month' ? `${count} month` : `${count * UNIT_SECONDS[unit]} seconds`;
 }
 
 export const flag = (k: number) => sql.ref(`s${k}`);
