@@ -10,6 +10,8 @@ export interface PathCut {
   endPoint?: string;
 }
 
+// A session ends at 30 minutes of inactivity; a previous time <= ts - GAP compares timestamps, cheaper
+// than the interval ts - previous.
 const GAP = sql`interval '30 minutes'`;
 // Session numbers and row numbers packed in one bigint, so one running max finds, per session,
 // its first row holding the start point.
@@ -44,9 +46,9 @@ function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
             lag(ts) over ${w} as prev_ts,
             coalesce(lead(new_session) over ${w}, true) as session_ends
           from (
-            select person_id, ts, id, item, prev_any_ts is null or ts - prev_any_ts >= ${GAP} as new_session
-            from (select i.*, lag(ts) over ${w} as prev_any_ts, lag(item) over ${w} as prev_any_item from (${items}) i) gaps
-            where prev_any_ts is null or ts - prev_any_ts >= ${GAP} or prev_any_item is distinct from item
+            select person_id, ts, id, item, new_session
+            from (select i.*, coalesce(lag(ts) over ${w} <= ts - ${GAP}, true) as new_session, lag(item) over ${w} as prev_any_item from (${items}) i) gaps
+            where new_session or prev_any_item is distinct from item
           ) kept
         ) numbered
       ) started_rows
@@ -64,7 +66,7 @@ function sessionNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
   const index = keepLast ? sql`(i - greatest(cut_len - ${cut.stepLimit}, 0))` : sql`i`;
   return sql`
     with sessions as (
-      select *, sum(case when prev_ts is null or ts - prev_ts >= ${GAP} then 1 else 0 end) over (partition by person_id order by ts, id) as session
+      select *, sum(case when prev_ts is null or prev_ts <= ts - ${GAP} then 1 else 0 end) over (partition by person_id order by ts, id) as session
       from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from (${items}) i) gaps
     ), positioned as (
       select *, row_number() over (${session}) as pos
