@@ -1,7 +1,8 @@
 // From path items `(person_id, ts, id, item)` to path nodes: sessions split at 30 minutes of
 // inactivity, consecutive duplicates collapsed, cut at the start/end points, the first (or with
 // only an end point, last) step_limit items kept, each keyed `{i}_{item}`. The answer has rows
-// `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: `last` marks a session's last kept node.
+// `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: `last` marks a session's last kept node
+// (`session` numbers the person's sessions when there is a start or end point, else is null).
 import { sql, type RawBuilder } from 'kysely';
 
 export interface PathCut {
@@ -31,6 +32,10 @@ function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
   const startedHere = cut.startPoint === undefined
     ? sql`true`
     : sql`max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w} >= session * ${SHIFT} - ${SHIFT} + 1`;
+  // Sessions are numbered only for a start point; positions alone need the session's first row.
+  const session = cut.startPoint === undefined ? sql`null::bigint` : sql`sum(case when new_session then 1 else 0 end) over ${w}`;
+  // The kept row before this one holds the item of the event before this one (a dropped event
+  // repeats the item before it), so the previous item is read once, before the dropping.
   return sql`
     select person_id, session, i, i || '_' || item as key, ts,
       case when i > 1 then (i - 1) || '_' || prev_item end as prev_key,
@@ -40,15 +45,14 @@ function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
       select *, rn - start_rn + 1 as i from (
         select *, ${startRn} as start_rn, ${startedHere} as started
         from (
-          select *, sum(case when new_session then 1 else 0 end) over ${w} as session,
+          select *, ${session} as session,
             row_number() over ${w} as rn,
-            lag(item) over ${w} as prev_item,
             lag(ts) over ${w} as prev_ts,
             coalesce(lead(new_session) over ${w}, true) as session_ends
           from (
-            select person_id, ts, id, item, new_session
-            from (select i.*, coalesce(lag(ts) over ${w} <= ts - ${GAP}, true) as new_session, lag(item) over ${w} as prev_any_item from (${items}) i) gaps
-            where new_session or prev_any_item is distinct from item
+            select person_id, ts, id, item, new_session, prev_item
+            from (select i.*, coalesce(lag(ts) over ${w} <= ts - ${GAP}, true) as new_session, lag(item) over ${w} as prev_item from (${items}) i) gaps
+            where new_session or prev_item is distinct from item
           ) kept
         ) numbered
       ) started_rows
