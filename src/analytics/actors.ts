@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import { serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
 import { loadPersons } from '../modules/persons/persons.repository.ts';
 import type { PageRequest } from '../wire/page.ts';
-import { acrossSlices } from './person-slices.ts';
+import { acrossPersonSlices } from './person-slices.ts';
 
 export interface ViewContext {
   db: Db;
@@ -40,10 +40,11 @@ export async function renderActors(context: ViewContext, personIds: number[], or
  * by person uuid; ids of persons that no longer exist come last.
  */
 export async function selectPersonsByUuid(context: ViewContext, selection: (slice: RawBuilder<unknown>) => RawBuilder<unknown>, page: PageRequest): Promise<number[]> {
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number; uuid: string | null }>`
+  // The slice's condition on p.id too: the join then reads the slice's persons, not the project's.
+  const parts = await acrossPersonSlices(context, async (slice, persons) => (await sql<{ person_id: number; uuid: string | null }>`
     select s.person_id, p.uuid
     from (${selection(slice)}) s
-    left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id
+    left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id and ${persons}
     order by p.uuid nulls last, s.person_id
     limit ${page.offset + page.limit}`.execute(context.db)).rows);
   const rows = parts.flat().sort((a, b) => (a.uuid === b.uuid ? Number(a.person_id) - Number(b.person_id) : a.uuid === null ? 1 : b.uuid === null ? -1 : a.uuid < b.uuid ? -1 : 1));

@@ -1,6 +1,6 @@
 // How far each person got in a funnel, and when they first reached each step: rows
-// `(person_id, steps, reached)`, `reached[k]` the first time the person reached step k (null if
-// never). Ordered funnels without exclusions take one forward pass over each person's events in
+// `(person_id, steps, reached, gap2 … gapN)`, `reached[k]` the first time the person reached step k
+// (null if never), `gap{k}` the seconds from the first reach of step k-1 to that of step k. Ordered funnels without exclusions take one forward pass over each person's events in
 // time order (the order of the events_person_order index, so no sort): for every event of step k,
 // the latest start of a chain of steps 1 … k ending there. A chain reaches step k+1 at an event
 // of that step when its start is within the window; keeping the latest start is enough, since a
@@ -10,29 +10,52 @@ import type { ViewContext } from './actors.ts';
 import { attemptsWithExclusionsSql, flag, funnelEventsSql, needsLaterEvent, type FunnelSpec } from './funnel-steps.ts';
 
 const latest = (k: number) => sql.ref(`m${k}`);
+const starts = (k: number) => sql.ref(`c${k}`);
 
 function orderedReachSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
   const { steps } = spec;
+  const n = steps.length;
   const window = sql`${spec.window}::interval`;
   // The start of a valid chain ending at this event as step k, or null.
   const start = (k: number): RawBuilder<unknown> => (k === 0
     ? sql`case when ${flag(0)} then ts end`
     : sql`case when ${flag(k)} and ${latest(k - 1)} + ${window} >= ts then ${latest(k - 1)} end`);
+  // Level k's frame holds this person's events before this one (and this one unless it must be a later event).
+  const withCurrent = (k: number) => !needsLaterEvent(steps[k - 1], steps[k]);
+  // The person's first event starting a chain at step j: the aggregate below needs only that one
+  // of them (the first time j was reached), once no later pass reads the others.
+  const firstStart = (j: number) => sql`(${start(j)} is not null and ${starts(j)} = ${sql.lit(withCurrent(j + 1) ? 1 : 0)})`;
   let level = funnelEventsSql(context, spec);
-  for (let k = 1; k < steps.length; k++) {
-    // m{k-1}: the latest chain start over this person's step-(k-1) events up to this one
-    // (strictly before it when one event could be both steps).
-    const frame = needsLaterEvent(steps[k - 1], steps[k]) ? sql`rows between unbounded preceding and 1 preceding` : sql`rows between unbounded preceding and current row`;
-    level = sql`select l.*, max(${start(k - 1)}) over (partition by person_id order by ts, id ${frame}) as ${latest(k - 1)} from (${level}) l`;
+  for (let k = 1; k < n; k++) {
+    // m{k-1}: the latest chain start over this person's step-(k-1) events up to this one; c{k-1}
+    // how many such starts there were.
+    const frame = withCurrent(k) ? sql`rows between unbounded preceding and current row` : sql`rows between unbounded preceding and 1 preceding`;
+    const passed = sql`select l.*, max(${start(k - 1)}) over w as ${latest(k - 1)}, count(${start(k - 1)}) over w as ${starts(k - 1)}
+      from (${level}) l window w as (partition by person_id order by ts, id ${frame})`;
+    if (k === n - 1) {
+      level = passed;
+      break;
+    }
+    // The next passes read only events of the later steps; of the earlier ones each person keeps
+    // the first start of each step (most events of a funnel are usually of its first step).
+    const later = sql.join(Array.from({ length: n - k }, (_, i) => flag(k + i)), sql` or `);
+    const firsts = sql.join(Array.from({ length: k }, (_, j) => firstStart(j)), sql` or `);
+    level = sql`select * from (${passed}) l where ${later} or ${firsts}`;
   }
   const indexes = steps.map((_, k) => k);
   const reachedHere = sql`greatest(${sql.join(indexes.map((k) => sql`case when ${start(k)} is not null then ${sql.lit(k + 1)} end`))})`;
+  const firsts = indexes.map((k) => sql`min(ts) filter (where ${start(k)} is not null)`);
   return sql`
-    select person_id, max(${reachedHere}) as steps,
-      array[${sql.join(indexes.map((k) => sql`min(ts) filter (where ${start(k)} is not null)`))}] as reached
+    select person_id, max(${reachedHere}) as steps, array[${sql.join(firsts)}] as reached${gapsSql(firsts)}
     from (${level}) chains
     group by person_id
     having max(${reachedHere}) is not null`;
+}
+
+/** `, gap2 … gapN`: seconds between the first reaches (identical aggregates are computed once). */
+function gapsSql(firsts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  if (firsts.length < 2) return sql``;
+  return sql`, ${sql.join(firsts.slice(1).map((first, i) => sql`extract(epoch from ${first} - ${firsts[i]})::float8 as ${sql.ref(`gap${i + 2}`)}`))}`;
 }
 
 export function funnelReachSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
@@ -40,7 +63,7 @@ export function funnelReachSql(context: ViewContext, spec: FunnelSpec): RawBuild
   // An attempt's times are when it reached each step; the first reach is the earliest of them.
   const firsts = spec.steps.map((_, k) => sql`min(a.times[${sql.lit(k + 1)}])`);
   return sql`
-    select a.person_id, max(a.steps) as steps, array[${sql.join(firsts)}] as reached
+    select a.person_id, max(a.steps) as steps, array[${sql.join(firsts)}] as reached${gapsSql(firsts)}
     from (${attemptsWithExclusionsSql(context, spec)}) a
     group by a.person_id`;
 }

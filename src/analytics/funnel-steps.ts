@@ -3,7 +3,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { ViewContext } from './actors.ts';
-import { rangeSql, type Interval, type LocalRange } from './date-range.ts';
+import { bucketSql, localSql, rangeSql, type Interval, type LocalRange } from './date-range.ts';
 import { entitiesParam, entitySql, parseEntity, resolveEntities, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql, type FilterNode } from './filters.ts';
 import { rangeParam, choiceParam, intervalParam, intParam, jsonParam, type RawParams } from './params.ts';
@@ -15,7 +15,7 @@ export interface FunnelSpec {
   steps: Entity[];
   exclusions: Entity[];
   order: (typeof ORDER_TYPES)[number];
-  /** The conversion window as PostgreSQL interval text, e.g. "14 day". */
+  /** The conversion window as PostgreSQL interval text, e.g. "1209600 seconds" (14 days). */
   window: string;
   range: LocalRange;
   interval: Interval;
@@ -28,6 +28,11 @@ export interface FunnelSpec {
   requiredStep?: number;
   /** The person slice (person-slices.ts) the funnel's events are read for. */
   slice?: RawBuilder<unknown>;
+  /**
+   * Attempts carry `period`, the interval bucket of their start in the project's time, and ordered
+   * funnels come out sorted by person, then period (latest first), so they group by both unsorted.
+   */
+  byPeriod?: boolean;
 }
 
 export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
@@ -52,7 +57,18 @@ export async function parseFunnel(raw: RawParams, context: ViewContext, extraPro
   const range = rangeParam(raw, context, interval);
   const global = await propertiesParam(context, raw);
   const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
-  return { steps, exclusions, order, window: `${count} ${unit}`, range, interval, properties, search: searchSql(raw) };
+  return { steps, exclusions, order, window: windowText(count, unit), range, interval, properties, search: searchSql(raw) };
+}
+
+const UNIT_SECONDS: Record<Exclude<(typeof WINDOW_UNITS)[number], 'month'>, number> = { minute: 60, hour: 3600, day: 86_400, week: 604_800 };
+
+/**
+ * The window as interval text: a fixed length in seconds (a day is 24 hours, as in UTC), months
+ * on the calendar. Adding seconds to a timestamptz is plain arithmetic; adding days works in the
+ * session's time zone, ~0.25 µs an addition, and the passes add the window to several times an event.
+ */
+function windowText(count: number, unit: (typeof WINDOW_UNITS)[number]): string {
+  return unit === 'month' ? `${count} month` : `${count * UNIT_SECONDS[unit]} seconds`;
 }
 
 export const flag = (k: number) => sql.ref(`s${k}`);
@@ -81,9 +97,10 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
   const n = steps.length;
   const window = sql`${spec.window}::interval`;
   const events = funnelEventsSql(context, spec, requiredSql(context, spec));
-  if (order === 'unordered') return unorderedSql(events, n, window);
-  if (order === 'strict') return strictSql(events, n, window);
-  return orderedSql(events, steps, window);
+  const period = spec.byPeriod ? sql`, period` : sql``;
+  if (order === 'unordered') return unorderedSql(events, n, window, period);
+  if (order === 'strict') return strictSql(events, n, window, period);
+  return orderedSql(events, steps, window, spec.byPeriod ?? false);
 }
 
 /**
@@ -104,17 +121,21 @@ export function funnelEventsSql(context: ViewContext, spec: FunnelSpec, extra: R
     spec.slice ?? sql`true`,
   ]);
   const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
-  return sql`select e.person_id, e.timestamp as ts, e.id, ${flags} from events e where ${where}`;
+  const period = spec.byPeriod ? sql`, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), spec.interval)} as period` : sql``;
+  return sql`select e.person_id, e.timestamp as ts, e.id, ${flags}${period} from events e where ${where}`;
 }
 
-function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>): RawBuilder<unknown> {
+function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>, byPeriod: boolean): RawBuilder<unknown> {
   const n = steps.length;
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times from (${events}) fe where s0`;
+  const period = byPeriod ? sql`, period` : sql``;
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
   // r{k}_{m}: the time step m is reached when step k is reached at this row, following the
   // earliest-match path (the best one within a window). Among a person's step-k rows those times
   // never decrease, so "the nearest later step-k row's value" is a running min over the rows
   // after this one, which PostgreSQL computes incrementally in one reverse-ordered pass per step.
+  // (With periods the rows go by period first: the same order, as periods follow time.)
   const col = (k: number, m: number) => sql.ref(`r${k}_${m}`);
+  const order = byPeriod ? sql`period desc, ts desc, id desc` : sql`ts desc, id desc`;
   let level = sql`select fe.* from (${events}) fe`;
   let carried: RawBuilder<unknown>[] = [];
   for (let k = n - 2; k >= 0; k--) {
@@ -122,11 +143,15 @@ function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBui
     const columns: RawBuilder<unknown>[] = [sql`min(case when ${flag(k + 1)} then ts end) over ${frame} as ${col(k, k + 1)}`];
     for (let m = k + 2; m < n; m++) columns.push(sql`min(case when ${flag(k + 1)} then ${col(k + 1, m)} end) over ${frame} as ${col(k, m)}`);
     const keep = carried.length ? sql`, ${sql.join(carried)}` : sql``;
+    // The next passes read only rows of steps up to k (the last one only step-1 rows).
+    const earlier = sql.join(Array.from({ length: k + 1 }, (_, j) => flag(j)), sql` or `);
     level = sql`
-      select person_id, ts, id, ${sql.join(steps.map((_, j) => flag(j)))}${keep}, ${sql.join(columns)}
-      from (${level}) l${sql.lit(k)}
-      window wc as (partition by person_id order by ts desc, id desc rows between unbounded preceding and current row),
-             wl as (partition by person_id order by ts desc, id desc rows between unbounded preceding and 1 preceding)`;
+      select * from (
+        select person_id, ts, id${period}, ${sql.join(steps.map((_, j) => flag(j)))}${keep}, ${sql.join(columns)}
+        from (${level}) l${sql.lit(k)}
+        window wc as (partition by person_id order by ${order} rows between unbounded preceding and current row),
+               wl as (partition by person_id order by ${order} rows between unbounded preceding and 1 preceding)
+      ) p${sql.lit(k)} where ${earlier}`;
     // Only the columns the next (earlier) step reads are carried up.
     carried = Array.from({ length: n - k - 1 }, (_, i) => col(k, k + 1 + i));
   }
@@ -134,13 +159,12 @@ function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBui
   const reached = sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then 1 else 0 end`), sql` + `);
   return sql`
     select person_id, ts as t0, 1 + ${reached} as steps, case when ${times[n - 2]} <= ts + ${window} then ${times[n - 2]} end as final_ts,
-      array[ts, ${sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then ${time} end`))}] as times
-    from (${level}) ordered_attempts
-    where s0`;
+      array[ts, ${sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then ${time} end`))}] as times${period}
+    from (${level}) ordered_attempts`;
 }
 
-function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>): RawBuilder<unknown> {
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times from (${events}) fe where s0`;
+function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>, period: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
   // Each later step must be the person's very next event of any kind.
   const leads = sql.join(Array.from({ length: n - 1 }, (_, i) => {
     const k = i + 1;
@@ -151,12 +175,12 @@ function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<un
   const reached = sql.join(chain.map((ok) => sql`case when ${ok} then 1 else 0 end`), sql` + `);
   return sql`
     select person_id, ts as t0, 1 + ${reached} as steps, case when ${chain[n - 2]} then ${sql.ref(`t${n - 1}`)} end as final_ts,
-      array[ts, ${sql.join(chain.map((ok, i) => sql`case when ${ok} then ${sql.ref(`t${i + 1}`)} end`))}] as times
+      array[ts, ${sql.join(chain.map((ok, i) => sql`case when ${ok} then ${sql.ref(`t${i + 1}`)} end`))}] as times${period}
     from (select fe.*, ${leads} from (${events}) fe window w as (partition by person_id order by ts, id)) l
     where s0`;
 }
 
-function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>): RawBuilder<unknown> {
+function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>, period: RawBuilder<unknown>): RawBuilder<unknown> {
   // From an event of step j: 1 + the other steps with an event in (t, t + window].
   const has = sql.join(Array.from({ length: n }, (_, k) => sql`(count(*) filter (where ${flag(k)}) over w > 0) as ${sql.ref(`h${k}`)}`));
   const fromStep = (j: number) => {
@@ -166,7 +190,7 @@ function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder
   };
   const steps = sql`greatest(${sql.join(Array.from({ length: n }, (_, j) => fromStep(j)))})`;
   return sql`
-    select person_id, ts as t0, ${steps} as steps, last_ts as final_ts, array[ts] as times
+    select person_id, ts as t0, ${steps} as steps, last_ts as final_ts, array[ts] as times${period}
     from (
       select fe.*, ${has}, max(ts) over w as last_ts
       from (${events}) fe

@@ -1,7 +1,8 @@
 // From path items `(person_id, ts, id, item)` to path nodes: sessions split at 30 minutes of
 // inactivity, consecutive duplicates collapsed, cut at the start/end points, the first (or with
 // only an end point, last) step_limit items kept, each keyed `{i}_{item}`. The answer has rows
-// `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: `last` marks a session's last kept node.
+// `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: `last` marks a session's last kept node
+// (`session` numbers the person's sessions when there is a start or end point, else is null).
 import { sql, type RawBuilder } from 'kysely';
 
 export interface PathCut {
@@ -10,6 +11,8 @@ export interface PathCut {
   endPoint?: string;
 }
 
+// A session ends at 30 minutes of inactivity; a previous time <= ts - GAP compares timestamps, cheaper
+// than the interval ts - previous.
 const GAP = sql`interval '30 minutes'`;
 // Session numbers and row numbers packed in one bigint, so one running max finds, per session,
 // its first row holding the start point.
@@ -29,6 +32,10 @@ function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
   const startedHere = cut.startPoint === undefined
     ? sql`true`
     : sql`max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w} >= session * ${SHIFT} - ${SHIFT} + 1`;
+  // Sessions are numbered only for a start point; positions alone need the session's first row.
+  const session = cut.startPoint === undefined ? sql`null::bigint` : sql`sum(case when new_session then 1 else 0 end) over ${w}`;
+  // The kept row before this one holds the item of the event before this one (a dropped event
+  // repeats the item before it), so the previous item is read once, before the dropping.
   return sql`
     select person_id, session, i, i || '_' || item as key, ts,
       case when i > 1 then (i - 1) || '_' || prev_item end as prev_key,
@@ -38,15 +45,14 @@ function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
       select *, rn - start_rn + 1 as i from (
         select *, ${startRn} as start_rn, ${startedHere} as started
         from (
-          select *, sum(case when new_session then 1 else 0 end) over ${w} as session,
+          select *, ${session} as session,
             row_number() over ${w} as rn,
-            lag(item) over ${w} as prev_item,
             lag(ts) over ${w} as prev_ts,
             coalesce(lead(new_session) over ${w}, true) as session_ends
           from (
-            select person_id, ts, id, item, prev_any_ts is null or ts - prev_any_ts >= ${GAP} as new_session
-            from (select i.*, lag(ts) over ${w} as prev_any_ts, lag(item) over ${w} as prev_any_item from (${items}) i) gaps
-            where prev_any_ts is null or ts - prev_any_ts >= ${GAP} or prev_any_item is distinct from item
+            select person_id, ts, id, item, new_session, prev_item
+            from (select i.*, coalesce(lag(ts) over ${w} <= ts - ${GAP}, true) as new_session, lag(item) over ${w} as prev_item from (${items}) i) gaps
+            where new_session or prev_item is distinct from item
           ) kept
         ) numbered
       ) started_rows
@@ -64,7 +70,7 @@ function sessionNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
   const index = keepLast ? sql`(i - greatest(cut_len - ${cut.stepLimit}, 0))` : sql`i`;
   return sql`
     with sessions as (
-      select *, sum(case when prev_ts is null or ts - prev_ts >= ${GAP} then 1 else 0 end) over (partition by person_id order by ts, id) as session
+      select *, sum(case when prev_ts is null or prev_ts <= ts - ${GAP} then 1 else 0 end) over (partition by person_id order by ts, id) as session
       from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from (${items}) i) gaps
     ), positioned as (
       select *, row_number() over (${session}) as pos

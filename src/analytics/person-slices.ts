@@ -18,29 +18,49 @@ export function slicesFor(config: Pick<Config, 'analyticsSlices' | 'databaseUrl'
   return { slices: config.databaseUrl !== null ? 3 : 1, minIdsPerSlice: MIN_IDS_PER_SLICE };
 }
 
-/** Conditions on the event row `e` that split the project's persons into `context.slices` id ranges. */
-export async function personSlices(context: ViewContext): Promise<RawBuilder<unknown>[]> {
+/** The person-id bounds between the slices (empty: one slice, everything). */
+async function sliceBounds(context: ViewContext): Promise<number[]> {
   const wanted = context.slices ?? 1;
-  if (wanted <= 1) return [sql`true`];
+  if (wanted <= 1) return [];
   const { rows } = await sql<{ lo: number | null; hi: number | null }>`
     select min(id) as lo, max(id) as hi from persons where team_id = ${context.teamId}`.execute(context.db);
   const lo = rows[0]?.lo === null || rows[0]?.lo === undefined ? null : Number(rows[0].lo);
   const hi = rows[0]?.hi === null || rows[0]?.hi === undefined ? null : Number(rows[0].hi);
-  if (lo === null || hi === null) return [sql`true`];
+  if (lo === null || hi === null) return [];
   const parts = Math.min(wanted, Math.floor((hi - lo + 1) / (context.minIdsPerSlice ?? MIN_IDS_PER_SLICE)));
-  if (parts <= 1) return [sql`true`];
+  if (parts <= 1) return [];
+  return Array.from({ length: parts - 1 }, (_, i) => lo + Math.floor(((hi - lo + 1) * (i + 1)) / parts));
+}
+
+/** The conditions on a person-id column that split the project's persons at `bounds`. */
+function conditionsOn(column: RawBuilder<unknown>, bounds: number[]): RawBuilder<unknown>[] {
+  if (bounds.length === 0) return [sql`true`];
   // Events of deleted persons may point outside [lo, hi]: the first and last slices are open.
-  const bounds = Array.from({ length: parts - 1 }, (_, i) => lo + Math.floor(((hi - lo + 1) * (i + 1)) / parts));
-  return Array.from({ length: parts }, (_, i) => {
-    if (i === 0) return sql`e.person_id < ${bounds[0]}`;
-    if (i === parts - 1) return sql`e.person_id >= ${bounds[parts - 2]}`;
-    return sql`(e.person_id >= ${bounds[i - 1]} and e.person_id < ${bounds[i]})`;
+  return Array.from({ length: bounds.length + 1 }, (_, i) => {
+    if (i === 0) return sql`${column} < ${bounds[0]}`;
+    if (i === bounds.length) return sql`${column} >= ${bounds[bounds.length - 1]}`;
+    return sql`(${column} >= ${bounds[i - 1]} and ${column} < ${bounds[i]})`;
   });
+}
+
+/** Conditions on the event row `e` that split the project's persons into `context.slices` id ranges. */
+export async function personSlices(context: ViewContext): Promise<RawBuilder<unknown>[]> {
+  return conditionsOn(sql.ref('e.person_id'), await sliceBounds(context));
 }
 
 /** Runs `work` on every slice at once (each its own connection on PostgreSQL). */
 export async function acrossSlices<T>(context: ViewContext, work: (slice: RawBuilder<unknown>) => Promise<T>): Promise<T[]> {
   return Promise.all((await personSlices(context)).map(work));
+}
+
+/**
+ * As acrossSlices, with the same slice also as a condition on the persons row `p` (`p.id`), so a
+ * join with persons reads only the slice's persons.
+ */
+export async function acrossPersonSlices<T>(context: ViewContext, work: (slice: RawBuilder<unknown>, persons: RawBuilder<unknown>) => Promise<T>): Promise<T[]> {
+  const bounds = await sliceBounds(context);
+  const persons = conditionsOn(sql.ref('p.id'), bounds);
+  return Promise.all(conditionsOn(sql.ref('e.person_id'), bounds).map((slice, i) => work(slice, persons[i])));
 }
 
 /** Adds up numeric rows of the slices by their key columns. */

@@ -47,6 +47,12 @@ export interface RetentionSpec {
   cohorts(slice: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Rows `(person_id, period)` of a person slice: each period in the window where a person performed the returning event. */
   returned(slice: RawBuilder<unknown>): RawBuilder<unknown>;
+  /**
+   * Rows `(person_id, cohorts, returns)` of a person slice from one read of each person's events:
+   * the person's cohort indexes and return periods, each sorted and distinct (`returns` null when
+   * `sameEntity`: then they are the cohorts).
+   */
+  byPerson(slice: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Recurring retention of one entity: `returned` holds the same rows as `cohorts`. */
   sameEntity: boolean;
 }
@@ -71,22 +77,49 @@ export async function retentionSpec(context: ViewContext, raw: RawParams): Promi
 
   const local = localSql(sql.ref('e.timestamp'), context.timezone);
   const startSql = sql`${formatLocal(start)}::timestamp`;
-  const step = sql`${`1 ${interval}`}::interval`;
-  // Index of the period holding a local time: whole periods since S (months counted on the calendar).
-  const index = (t: RawBuilder<unknown>): RawBuilder<number> => interval === 'month'
-    ? sql<number>`(((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int
-        - case when ${t} < ${startSql} + ((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int * ${step} then 1 else 0 end)`
-    : sql<number>`floor(extract(epoch from (${t} - ${startSql})) / extract(epoch from ${step}))::int`;
+  const index = periodIndex(interval, startSql);
   const common = [sql`e.team_id = ${context.teamId}`, sql`e.person_id is not null`, filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
   const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
-  const cohorts = (slice: RawBuilder<unknown>) => (type === 'retention_recurring'
-    ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, entitySql(target, context.teamId), inWindow])}`
+  const isTarget = entitySql(target, context.teamId);
+  const isReturn = entitySql(returning, context.teamId);
+  const firstTime = type === 'retention_first_time';
+  const windowStart = sql`(${startSql} at time zone ${context.timezone})`;
+  const windowEnd = sql`(${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
+  const cohorts = (slice: RawBuilder<unknown>) => (!firstTime
+    ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
     : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
-        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, entitySql(target, context.teamId)])} group by e.person_id
-      ) f where f.first_time >= (${startSql} at time zone ${context.timezone}) and f.first_time < (${formatLocal(end)}::timestamp at time zone ${context.timezone})`);
+        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, isTarget])} group by e.person_id
+      ) f where f.first_time >= ${windowStart} and f.first_time < ${windowEnd}`);
   const returned = (slice: RawBuilder<unknown>) =>
-    sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, entitySql(returning, context.teamId), inWindow])}`;
-  return { interval, total, selected, dateTo, start, end, cohorts, returned, sameEntity: type === 'retention_recurring' && returning === target };
+    sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, isReturn, inWindow])}`;
+  const sameEntity = !firstTime && returning === target;
+  const byPerson = (slice: RawBuilder<unknown>) => {
+    const firstSeen = sql`min(e.timestamp) filter (where ${isTarget})`;
+    const cohortsOf = firstTime
+      ? sql`case when ${firstSeen} >= ${windowStart} and ${firstSeen} < ${windowEnd} then array[${index(localSql(firstSeen, context.timezone))}] end`
+      : sql`array_agg(distinct ${index(local)}) filter (where ${isTarget})`;
+    const returnsOf = sameEntity ? sql`null::int[]` : sql`array_agg(distinct ${index(local)}) filter (where ${isReturn} and ${inWindow})`;
+    // First-time cohorts look before the window for each person's first event.
+    const scope = firstTime ? sql`(${isTarget} or (${isReturn} and ${inWindow}))` : sql`((${isTarget} or ${isReturn}) and ${inWindow})`;
+    return sql`select e.person_id, ${cohortsOf} as cohorts, ${returnsOf} as returns from events e where ${andSql([...common, slice, scope])} group by e.person_id`;
+  };
+  return { interval, total, selected, dateTo, start, end, cohorts, returned, byPerson, sameEntity };
+}
+
+/**
+ * Index of the period holding a local time: whole periods since S (months counted on the
+ * calendar). Days and weeks count calendar days (S is a midnight); hours count elapsed seconds.
+ */
+function periodIndex(interval: Interval, startSql: RawBuilder<unknown>): (t: RawBuilder<unknown>) => RawBuilder<number> {
+  if (interval === 'day') return (t) => sql<number>`(${t}::date - ${startSql}::date)`;
+  if (interval === 'week') {
+    // Floor division (integer division truncates towards zero).
+    return (t) => sql<number>`((${t}::date - ${startSql}::date) - (((${t}::date - ${startSql}::date) % 7) + 7) % 7) / 7`;
+  }
+  if (interval === 'hour') return (t) => sql<number>`floor(date_part('epoch', ${t} - ${startSql}) / 3600)::int`;
+  const step = sql`${'1 month'}::interval`;
+  const months = (t: RawBuilder<unknown>) => sql`((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int`;
+  return (t) => sql<number>`(${months(t)} - case when ${t} < ${startSql} + ${months(t)} * ${step} then 1 else 0 end)`;
 }
 
 export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {

@@ -8,7 +8,8 @@ import { makeProject, makePerson } from './factories.ts';
 import { followLink } from './insights.ts';
 
 export const EVENT_NAMES = ['a', 'b', 'c'];
-const PAGES = ['/home', '/pricing', '/docs'];
+// '/docs/' is the item '/docs' (one trailing slash goes), '//' the item '/'.
+const PAGES = ['/home', '/pricing', '/docs', '/docs/', '//'];
 
 export interface WorldEvent {
   person: number;
@@ -77,6 +78,8 @@ export function agree(what: string, number: number, persons: number): void {
 
 export const dayText = (day: number) => at(day).slice(0, 10);
 
+const trimSlash = (url: string) => (url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url);
+
 /** Path edges of a world by the paths semantics, computed here: `source > target` → persons. */
 export function referenceEdges(world: World, options: { stepLimit: number; pageviewsOnly: boolean; startPoint: string | null; endPoint: string | null }): Record<string, number> {
   const persons = new Map<string, Set<number>>();
@@ -85,7 +88,7 @@ export function referenceEdges(world: World, options: { stepLimit: number; pagev
       .map((event, order) => ({ ...event, order }))
       .filter((event) => event.person % world.persons.length === index && (!options.pageviewsOnly || event.event === 'a'))
       .sort((x, y) => x.day * 1440 + x.minute - (y.day * 1440 + y.minute) || x.order - y.order)
-      .map((event) => ({ time: event.day * 1440 + event.minute, item: event.event === 'a' ? `https://x.io${PAGES[(event.minute / 15) % PAGES.length]}` : event.event }));
+      .map((event) => ({ time: event.day * 1440 + event.minute, item: event.event === 'a' ? trimSlash(`https://x.io${PAGES[(event.minute / 15) % PAGES.length]}`) : event.event }));
     const sessions: string[][] = [];
     items.forEach((entry, i) => {
       if (i === 0 || entry.time - items[i - 1].time >= 30) sessions.push([]);

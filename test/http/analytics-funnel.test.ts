@@ -69,6 +69,15 @@ describe('persons/funnel', () => {
     const hours = await funnel({ funnel_step: '2', funnel_window_interval: '36', funnel_window_interval_unit: 'hour' });
     assert.deepEqual(uuidsOf(hours.body), names('full', 'dropAt2', 'strictBreak', 'retry', 'excluded'));
     assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '36', funnel_window_interval_unit: 'hour' })).body), []);
+    // late's purchase comes 17 days after its start: within three weeks or a month, not two weeks.
+    const converted = names('full', 'strictBreak', 'retry', 'excluded');
+    const withLate = names('full', 'strictBreak', 'retry', 'excluded', 'late');
+    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '3', funnel_window_interval_unit: 'week' })).body), withLate);
+    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2', funnel_window_interval_unit: 'week' })).body), converted);
+    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '1', funnel_window_interval_unit: 'month' })).body), withLate);
+    // The window's end is inclusive: these convert exactly 48 hours after their start.
+    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2880', funnel_window_interval_unit: 'minute' })).body), converted);
+    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2879', funnel_window_interval_unit: 'minute' })).body), []);
   });
 
   it('strict funnels need each step to be the very next event', async () => {

@@ -159,7 +159,7 @@ describe('insights agree with their persons views', () => {
     const filter = fc.record({
       total: fc.integer({ min: 2, max: 5 }),
       dateTo: fc.integer({ min: 1, max: 9 }),
-      period: fc.constantFrom('Day', 'Week'),
+      period: fc.constantFrom('Day', 'Week', 'Hour', 'Month'),
       type: fc.constantFrom('retention_recurring', 'retention_first_time'),
       returning: fc.constantFrom(null, 'b'),
     });

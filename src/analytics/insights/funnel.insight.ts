@@ -8,7 +8,7 @@ import type { ViewContext } from '../actors.ts';
 import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
-import { entrancePeriodSql, firstTouchSql, isTrendsMode } from '../funnel.query.ts';
+import { firstTouchSql, isTrendsMode } from '../funnel.query.ts';
 import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from '../funnel-steps.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from '../params.ts';
 import { breakdownKey, breakdownValueSql } from '../trends.query.ts';
@@ -133,14 +133,16 @@ async function trendsInsight(context: ViewContext, raw: RawParams, spec: FunnelS
   const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
   if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
   spec.requiredStep = from;
+  // The attempts come sorted by person and period (latest first), as this grouping reads them.
   const parts = await acrossSlices(context, async (slice) => (await sql<{ period: string; reached_from: number; reached_to: number }>`
     select ${textSql(sql.ref('x.period'))} as period,
       count(*) filter (where x.steps >= ${from + 1}) as reached_from,
       count(*) filter (where x.steps >= ${to + 1}) as reached_to
     from (
-      select a.person_id, ${entrancePeriodSql(context, spec)} as period, max(a.steps) as steps
-      from (${attemptsWithExclusionsSql(context, { ...spec, slice })}) a
-      group by 1, 2
+      select a.person_id, a.period, max(a.steps) as steps
+      from (${attemptsWithExclusionsSql(context, { ...spec, slice, byPeriod: true })}) a
+      group by a.person_id, a.period
+      order by a.person_id, a.period desc
     ) x group by x.period`.execute(context.db)).rows);
   const rows = sumRows(parts, ['period'], ['reached_from', 'reached_to']);
   const byPeriod = new Map(rows.map((row) => [row.period, row]));

@@ -34,11 +34,15 @@ export async function pathInsight(context: ViewContext, raw: RawParams): Promise
   if (minWeight !== undefined && maxWeight !== undefined && minWeight > maxWeight) throw validationError('min_edge_weight must not exceed max_edge_weight.', 'min_edge_weight');
   const nodes = await pathNodesSql(context, raw);
   // Persons do not cross slices: each edge's persons add up, and so do its times.
+  // Each person's edges first (a hash aggregate): counting distinct persons per edge sorted them all.
   const parts = await acrossSlices(context, async (slice) => (await sql<EdgeRow>`
-    select k.prev_key as source, k.key as target, count(distinct k.person_id) as value,
-      sum(extract(epoch from k.ts - k.prev_ts) * 1000)::float8 as total_ms, count(k.prev_ts) as timed
-    from (${nodes(slice)}) k
-    where k.prev_key is not null
+    select p.source, p.target, count(*) as value, sum(p.ms)::float8 as total_ms, sum(p.timed) as timed
+    from (
+      select k.prev_key as source, k.key as target, sum(extract(epoch from k.ts - k.prev_ts) * 1000) as ms, count(k.prev_ts) as timed
+      from (${nodes(slice)}) k
+      where k.prev_key is not null
+      group by k.person_id, 1, 2
+    ) p
     group by 1, 2`.execute(context.db)).rows);
   const rows = sumRows(parts, ['source', 'target'], ['value', 'total_ms', 'timed'])
     .filter((row) => row.value >= (minWeight ?? 0) && row.value <= (maxWeight ?? Infinity))

@@ -2,12 +2,12 @@
 // of its persons came back each later period, from the same relations as the retention persons
 // view; each row and cell links to that view for the cohort (a cell's people are those whose
 // `appearances` hold 1 at the cell's index).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { ViewContext } from '../actors.ts';
 import { addInterval, formatLocal } from '../date-range.ts';
 import { stringParam, type RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
-import { retentionSpec } from '../retention.query.ts';
+import { retentionSpec, type RetentionSpec } from '../retention.query.ts';
 import { personsUrl } from './links.ts';
 
 export interface RetentionRow {
@@ -17,18 +17,37 @@ export interface RetentionRow {
   people_url: string;
 }
 
+/**
+ * Rows `(cohort, r)`: each person once in each of their cohorts with r null or the cohort itself
+ * (the cohort's size), and once more for each later period r they returned in. One read of each
+ * person's events; the pairs come from the person's own sorted periods, not a join of everyone's.
+ */
+function cellsSql(spec: RetentionSpec, slice: RawBuilder<unknown>): RawBuilder<unknown> {
+  const persons = spec.byPerson(slice);
+  if (spec.sameEntity) {
+    // The periods from the n-th on (the n-th itself counts the cohort), each cohort's taken once
+    // per person (offset 0 keeps them apart from the pairs, so neither is computed per pair).
+    return sql`select t.cohort, unnest(t.later) as r from (
+        select s.cohorts[s.n] as cohort, s.cohorts[s.n:] as later
+        from (select b.cohorts, generate_subscripts(b.cohorts, 1) as n from (${persons}) b) s offset 0
+      ) t`;
+  }
+  // A null before the returns stands for the cohort itself.
+  return sql`select x.cohort, x.r from (
+      select c.cohort, unnest(array_prepend(null::int, c.returns)) as r from (select b.returns, unnest(b.cohorts) as cohort from (${persons}) b) c
+    ) x where x.r is null or x.r > x.cohort`;
+}
+
 export async function retentionInsight(context: ViewContext, raw: RawParams): Promise<RetentionRow[]> {
   const spec = await retentionSpec(context, raw);
   const { total, interval } = spec;
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ cohort: number; j: number; persons: number }>`
-    with c as (${spec.cohorts(slice)}), r as (${spec.sameEntity ? sql`select person_id, cohort as period from c` : spec.returned(slice)})
-    select c.cohort, 0 as j, count(*) as persons from c group by c.cohort
-    union all
-    select c.cohort, r.period - c.cohort as j, count(*) as persons
-    from c join r on r.person_id = c.person_id and r.period > c.cohort
-    group by 1, 2`.execute(context.db)).rows);
-  const rows = sumRows(parts, ['cohort', 'j'], ['persons']);
-  const counts = new Map(rows.map((row) => [`${row.cohort} ${row.j}`, Number(row.persons)]));
+  const parts = await acrossSlices(context, async (slice) => (await sql<{ cohort: number; r: number | null; persons: number }>`
+    select x.cohort, x.r, count(*) as persons from (${cellsSql(spec, slice)}) x group by 1, 2`.execute(context.db)).rows);
+  const counts = new Map<string, number>();
+  for (const row of sumRows(parts, ['cohort', 'r'], ['persons'])) {
+    const j = row.r === null ? 0 : Number(row.r) - Number(row.cohort);
+    counts.set(`${row.cohort} ${j}`, Number(row.persons));
+  }
   const starts = Array.from({ length: total }, (_, k) => formatLocal(addInterval(spec.start, interval, k)));
   // Cohort starts are local times of the project; the wire shows the instants, in UTC.
   const instants = await sql<{ at: string }>`

@@ -119,17 +119,19 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
 async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, base: RawBuilder<unknown>[], starts: Date[]): Promise<SeriesValues> {
   const { context, group } = query;
   const after = sql`${measure.days + 1} * interval '1 day'`;
+  const day = sql`date_trunc('day', ${localSql(sql.ref('e.timestamp'), context.timezone)})`;
+  // Each key's days, sorted and distinct, from one read of its events (by person, so no sort of
+  // the whole range); the n-th day's +1 and -1 come from it and the day before.
   const parts = await acrossSlices(context, async (slice) => (await sql<{ g: string; at: string; delta: number }>`
-    with seen as (
-      select distinct ${group} as g, ${measure.key} as k, date_trunc('day', ${localSql(sql.ref('e.timestamp'), context.timezone)}) as d
-      from events e where ${andSql([...base, measure.condition, slice])}
-    ), spans as (
-      select g, d, lag(d) over (partition by g, k order by d) as prev from seen
-    )
-    select changes.g, ${textSql(sql.ref('changes.at'))} as at, sum(delta)::int as delta from (
-      select g, greatest(d, prev + ${after}) as at, 1 as delta from spans
-      union all
-      select g, d + ${after}, -1 from spans
+    select changes.g, ${textSql(sql.ref('changes.at'))} as at, sum(changes.delta)::int as delta from (
+      select s.g, unnest(array[greatest(s.days[s.n], s.days[s.n - 1] + ${after}), s.days[s.n] + ${after}]) as at, unnest(array[1, -1]) as delta
+      from (
+        select k.g, k.days, generate_subscripts(k.days, 1) as n from (
+          select ${group} as g, array_agg(distinct ${day}) as days
+          from events e where ${andSql([...base, measure.condition, slice])}
+          group by ${measure.key}, 1
+        ) k
+      ) s
     ) changes group by changes.g, changes.at`.execute(context.db)).rows);
   const rows = sumRows(parts, ['g', 'at'], ['delta']).sort((a, b) => (a.g < b.g ? -1 : a.g > b.g ? 1 : a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const values: SeriesValues = new Map();
