@@ -1,4 +1,4 @@
-// The HTTP bench's server processes: herd as `npm start` runs it (`node --max-semi-space-size=16 --max-old-space-size=512 src/cli/main.ts serve`)
+// The HTTP bench's server processes: herd as `npm start` runs it (its node flags read from package.json)
 // and the hand-written baseline, each a child listening on a free port of 127.0.0.1, with its
 // resident memory read from /proc; and the cold start of a fresh process to its first /_health.
 import { spawn, type ChildProcess } from 'node:child_process';
