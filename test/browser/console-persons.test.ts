@@ -17,6 +17,7 @@ import {
   screenshot,
   signIn,
   startConsoleHarness,
+  waitForLoaded,
   waitForText,
   type ConsoleHarness,
   type WatchedPage,
@@ -173,6 +174,7 @@ describe('console: persons', () => {
     await click(page, 'Search');
     await click(page, 'ada@example.com', 'link');
     await page.waitForSelector(aria('ada@example.com', 'heading'));
+    await waitForLoaded(page);
 
     await click(page, 'Edit plan');
     await fill(page, 'New value of plan', 'enterprise');
@@ -214,6 +216,7 @@ describe('console: persons', () => {
     await click(page, 'Search');
     await click(page, 'bob@example.com', 'link');
     await page.waitForSelector(aria('bob@example.com', 'heading'));
+    await waitForLoaded(page);
     await click(page, 'Delete person');
     await page.locator(aria('Also delete its events')).click();
     await click(page, 'Delete person permanently');

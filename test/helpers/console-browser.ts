@@ -104,6 +104,15 @@ export async function click(page: Page, name: string, role = 'button') {
   await page.locator(aria(name, role)).click();
 }
 
+/**
+ * Waits until the page says it is loading nothing (no "Loading …" status left), as a person waits
+ * for a page to settle before acting on it: a part that arrives late moves what is below it, and a
+ * click aimed before the move lands elsewhere.
+ */
+export async function waitForLoaded(page: Page) {
+  await page.waitForFunction(`!Array.from(document.querySelectorAll('[role="status"]')).some((status) => status.textContent.startsWith('Loading '))`);
+}
+
 export async function waitForText(page: Page, value: string) {
   await page.waitForSelector(text(value));
 }
