@@ -62,7 +62,7 @@ function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSp
 }
 
 /** The entrance period of an attempt row `a`: its start's interval bucket in the project's time. */
-export function entrancePeriodSql(context: ViewContext, spec: FunnelSpec): RawBuilder<Date> {
+function entrancePeriodSql(context: ViewContext, spec: FunnelSpec): RawBuilder<Date> {
   return bucketSql(localSql(sql.ref('a.t0'), context.timezone), spec.interval);
 }
 

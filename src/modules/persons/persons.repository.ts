@@ -153,8 +153,13 @@ const personCountSql = (teamId: number) => sql`
 export async function countAllPersons(db: Db, teamId: number): Promise<number> {
   const row = (await sql<{ n: number; pending: number }>`${personCountSql(teamId)}`.execute(db)).rows[0];
   if (!row) return 0;
-  if (Number(row.pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
+  await foldWhenPending(db, teamId, row.pending);
   return Number(row.n);
+}
+
+/** Folds the project's count deltas once more than FOLD_THRESHOLD of them wait (read with the count). */
+async function foldWhenPending(db: Db, teamId: number, pending: number) {
+  if (Number(pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
 }
 
 interface CountedRow extends Omit<PersonRecord, 'id'> {
@@ -181,7 +186,7 @@ export async function listAllPersonsCounted(db: Db, teamId: number, page: PageRe
     order by l.created_at desc, l.id desc`;
   const rows = await runPrepared(db, query.compile(db));
   if (rows.length === 0) return { count: 0, persons: [] };
-  if (Number(rows[0].pending) > FOLD_THRESHOLD) await foldPersonCount(db, teamId);
+  await foldWhenPending(db, teamId, rows[0].pending);
   const persons = rows.flatMap(({ id, uuid, properties, created_at, distinct_ids }) => (id === null ? [] : [{ id, uuid, properties, created_at, distinct_ids }]));
   return { count: Number(rows[0].n), persons };
 }
