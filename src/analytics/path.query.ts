@@ -107,12 +107,12 @@ export async function pathNodesSql(context: ViewContext, raw: RawParams): Promis
   const excluded = stringList(raw, 'exclude_events');
   const range = rangeParam(raw, context, 'day');
   const types = typeConditions(raw);
-  const url = sql`e.properties->>'$current_url'`;
+  const page = sql`e.page`;
   // A URL loses one trailing slash unless it is "/" (like '_%/' is two characters or more ending
   // in "/"; a regexp_replace of '/$' cost ~0.6 µs an event).
   const item = sql`coalesce(
-    case when ${types.urls} and e.event = '$pageview' then case when ${url} like '_%/' then left(${url}, -1) else ${url} end end,
-    case when ${types.screens} and e.event = '$screen' then e.properties->>'$screen_name' end,
+    case when ${types.urls} and e.event = '$pageview' then case when ${page} like '_%/' then left(${page}, -1) else ${page} end end,
+    case when ${types.screens} and e.event = '$screen' then ${page} end,
     e.event)`;
   const common = [
     sql`e.team_id = ${context.teamId}`,

@@ -1,5 +1,5 @@
 // Row types of every table, as Kysely sees them. Wire types live with each module, apart from these.
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T = unknown> = ColumnType<T, string | T, string | T>;
@@ -125,6 +125,8 @@ export interface EventsTable {
   person_properties: Json<JsonObject>;
   timestamp: Timestamp;
   created_at: Timestamp;
+  /** A pageview's `$current_url` or a screen's `$screen_name`, its first 400 characters (migration 0011). */
+  page: GeneratedAlways<string | null>;
 }
 
 export interface CohortsTable {

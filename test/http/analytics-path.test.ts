@@ -118,6 +118,17 @@ describe('persons/path', () => {
     assert.deepEqual(uuidsOf(res.body), names('b'));
   });
 
+  it('keys a page longer than 400 characters by its first 400, and stores it', async () => {
+    // Four bytes a character: 12 kB, over what one index entry can hold whole.
+    const long = '/' + '😀'.repeat(3000);
+    const person = await makePerson(a.ctx.deps.db, a.teamId, { distinctIds: ['long-page'] });
+    await makeEvent(a.ctx.deps.db, a.teamId, person, '$pageview', '2024-01-25T10:00:00Z', { $current_url: long });
+    const kept = Array.from(long).slice(0, 400).join('');
+    const res = await a.get('path', { date_from: '2024-01-25', date_to: '2024-01-25', path_end_key: `1_${kept}` });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(uuidsOf(res.body), [person.uuid]);
+  });
+
   it('answers 400 for bad parameters', async () => {
     for (const [params, attr] of [[{ step_limit: '0' }, 'step_limit'], [{ include_event_types: ['$weird'] }, 'include_event_types'], [{ exclude_events: 'nope' }, 'exclude_events'], [{ date_to: '2024-13-01' }, 'date_to']] as const) {
       const res = await a.get('path', { ...range, ...params });

@@ -149,6 +149,25 @@ describe('insights/trend', () => {
     assert.equal(hourly.body.attr, 'interval');
   });
 
+  it('counts monthly actives over a range longer than one pass holds (64 days a pass)', async () => {
+    // 101 days: three passes of 35 days each for monthly_active. Pageview days: alice Jan 10 and 11,
+    // bob Jan 10 and 13, carol Jan 12; a person counts on each day from one of theirs to 29 after.
+    const res = await getInsight(a, 'trend', { events: pageviews('monthly_active'), date_from: '2023-12-01', date_to: '2024-03-10' });
+    assert.equal(res.status, 200, res.text);
+    const seen = [['2024-01-10', '2024-01-11'], ['2024-01-10', '2024-01-13'], ['2024-01-12']].map((days) => days.map((day) => Date.parse(day)));
+    const DAY = 86_400_000;
+    const expected = Array.from({ length: 101 }, (_, i) => {
+      const on = Date.parse('2023-12-01') + i * DAY;
+      return seen.filter((days) => days.some((day) => day <= on && on <= day + 29 * DAY)).length;
+    });
+    assert.equal(res.body.result[0].days.length, 101);
+    assert.deepEqual(res.body.result[0].data, expected);
+    // Feb 9, the 71st day: alice's last day (Jan 11) + 29, in the range's third pass.
+    assert.equal(res.body.result[0].days[70], '2024-02-09');
+    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[70].url), sortedUuids(p.alice, p.bob, p.carol));
+    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[71].url), sortedUuids(p.bob, p.carol));
+  });
+
   it('buckets weeks from Sunday and hours with their own day texts and labels', async () => {
     const weekly = await getInsight(a, 'trend', { events: pageviews('dau'), interval: 'week', ...week });
     assert.equal(weekly.status, 200, weekly.text);

@@ -89,6 +89,8 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
   const bucket = bucketSql(local, interval);
   const base = [...query.where, rangeSql(sql.ref('e.timestamp'), window, context.timezone)];
   if (measure.kind === 'aggregate') return aggregateByBucket(query, measure.value, bucket, base);
+  // Daily actives are the active maths with no days after: one mask per person, no distinct pairs.
+  if (measure.kind === 'distinct' && measure.perPerson && interval === 'day') return activeByDay(query, { ...measure, kind: 'active', days: 0 }, starts);
   if (measure.kind === 'distinct') {
     // Distinct pairs first: a hash aggregate (parallel where the server can), not a sort per bucket.
     return collect(await distinctRows(context, measure, (slice) => sql`
@@ -97,7 +99,7 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
         from events e where ${andSql([...base, measure.condition, slice])}
       ) d group by d.g, d.b`));
   }
-  if (interval === 'day') return activeByDay(query, measure, base, starts);
+  if (interval === 'day') return activeByDay(query, measure, starts);
   // Active users: each bucket counts the keys seen from `days` days before its start to its end.
   const ends = starts.map((start) => addInterval(start, interval, 1));
   return collect((await sql<{ g: string; b: string; v: number }>`
@@ -111,40 +113,43 @@ export async function bucketValues(query: SeriesQuery, starts: Date[]): Promise<
     group by s.g, w.start`.execute(context.db)).rows);
 }
 
+/** Days one bigint holds as bits: the days of one window of `activeByDay`. */
+const MASK_DAYS = 64;
+
 /**
- * Active users per day without joining each day to its trailing window: a key seen on day d counts
- * on days d … d+days; beyond the days its previous sighting already covers, that adds +1 from
- * max(d, previous + days + 1) and -1 after d + days. Each day's number is the running sum.
+ * Active users per day without following anyone's days in order: in windows of at most 64 days,
+ * each key's days are the bits of one bigint (bit i: seen on the window's i-th day, one `bit_or`
+ * per event), its coverage that mask spread over the `days` days after each bit, and a day's
+ * number the count of keys whose coverage holds its bit. A window answers 64 - days buckets, so a
+ * longer range takes several windows, each reading its own days (and the `days` before them).
  */
-async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, base: RawBuilder<unknown>[], starts: Date[]): Promise<SeriesValues> {
+async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, starts: Date[]): Promise<SeriesValues> {
   const { context, group } = query;
-  const after = sql`${measure.days + 1} * interval '1 day'`;
-  const day = sql`date_trunc('day', ${localSql(sql.ref('e.timestamp'), context.timezone)})`;
-  // Each key's days, sorted and distinct, from one read of its events (by person, so no sort of
-  // the whole range); the n-th day's +1 and -1 come from it and the day before.
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ g: string; at: string; delta: number }>`
-    select changes.g, ${textSql(sql.ref('changes.at'))} as at, sum(changes.delta)::int as delta from (
-      select s.g, unnest(array[greatest(s.days[s.n], s.days[s.n - 1] + ${after}), s.days[s.n] + ${after}]) as at, unnest(array[1, -1]) as delta
-      from (
-        select k.g, k.days, generate_subscripts(k.days, 1) as n from (
-          select ${group} as g, array_agg(distinct ${day}) as days
-          from events e where ${andSql([...base, measure.condition, slice])}
+  const local = localSql(sql.ref('e.timestamp'), context.timezone);
+  const perWindow = MASK_DAYS - measure.days;
+  // PostgreSQL's bit operators share one precedence, left to right: each shift in parentheses.
+  const coverage = sql.join(Array.from({ length: measure.days + 1 }, (_, k) => sql`(m << ${sql.lit(k)})`), sql` | `);
+  const values: SeriesValues = new Map();
+  for (let first = 0; first < starts.length; first += perWindow) {
+    const buckets = starts.slice(first, first + perWindow);
+    const origin = addInterval(buckets[0], 'day', -measure.days);
+    const window = rangeSql(sql.ref('e.timestamp'), { from: origin, to: addInterval(buckets[buckets.length - 1], 'day', 1) }, context.timezone);
+    const day = sql`((${local})::date - ${formatLocal(origin).slice(0, 10)}::date)`;
+    const columns = buckets.map((_, j) => `v${j}`);
+    const sums = buckets.map((_, j) => sql`sum(((cov >> ${sql.lit(j + measure.days)}) & 1)::int) as ${sql.ref(columns[j])}`);
+    const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, string | number>>`
+      select c.g, ${sql.join(sums)} from (
+        select k.g, ${coverage} as cov from (
+          select ${group} as g, bit_or(1::bigint << ${day}) as m
+          from events e where ${andSql([...query.where, window, measure.condition, slice])}
           group by ${measure.key}, 1
         ) k
-      ) s
-    ) changes group by changes.g, changes.at`.execute(context.db)).rows);
-  const rows = sumRows(parts, ['g', 'at'], ['delta']).sort((a, b) => (a.g < b.g ? -1 : a.g > b.g ? 1 : a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  const values: SeriesValues = new Map();
-  const keys = starts.map(bucketKey);
-  for (const [g, changes] of Map.groupBy(rows, (row) => row.g)) {
-    const byDay = new Map<string, number>();
-    let running = 0;
-    let next = 0;
-    for (const key of keys) {
-      while (next < changes.length && changes[next].at <= key) running += Number(changes[next++].delta);
-      byDay.set(key, running);
+      ) c group by c.g`.execute(context.db)).rows);
+    for (const row of sumRows(parts, ['g'], columns)) {
+      const g = String(row.g);
+      if (!values.has(g)) values.set(g, new Map());
+      buckets.forEach((start, j) => values.get(g)?.set(bucketKey(start), Number(row[columns[j]])));
     }
-    values.set(g, byDay);
   }
   return values;
 }

@@ -7,6 +7,7 @@ import * as personlessIds from './0007_personless_ids.ts';
 import * as personOrder from './0008_events_person_order.ts';
 import * as scaleOut from './0009_scale_out.ts';
 import * as accessChanges from './0010_access_changes.ts';
+import * as eventsPage from './0011_events_page.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0008_events_person_order': personOrder,
   '0009_scale_out': scaleOut,
   '0010_access_changes': accessChanges,
+  '0011_events_page': eventsPage,
 };
