@@ -26,6 +26,10 @@ export interface LifecycleSpec {
   entity: Entity;
   interval: Interval;
   range: LocalRange;
+  /** The periods read: the range with one period before it and one after (`from` null: since the first event). */
+  window: { from: Date | null; to: Date };
+  /** The conditions on an event row `e` of the entity over the window. */
+  where: RawBuilder<unknown>;
   /** Rows `(person_id, period, prev, next, created)`: each active period of each person of a slice, beside its neighbours. */
   marked(slice: RawBuilder<unknown>): RawBuilder<unknown>;
   /** The condition on a `marked` row `m` that its person has the status at period `target`. */
@@ -63,7 +67,7 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
     if (type === 'resurrecting') return sql`m.period = ${target} and (m.prev is null and m.period is distinct from m.created or m.prev < m.period - ${one})`;
     return sql`m.period = ${target} - ${one} and (m.next is null or m.next > ${target})`;
   };
-  return { entity, interval, range, marked, status };
+  return { entity, interval, range, window, where, marked, status };
 }
 
 export async function lifecycleActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {

@@ -211,6 +211,17 @@ describe('insights/trend', () => {
     assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[0].url), [p.bob.uuid]);
   });
 
+  it('answers lifecycle alike over a range longer than one day mask (63 days) holds', async () => {
+    const short = await getInsight(a, 'trend', { events: pageviews(), date_from: '2024-01-10', date_to: '2024-01-14', shown_as: 'Lifecycle' });
+    const long = await getInsight(a, 'trend', { events: pageviews(), date_from: '2023-11-01', date_to: '2024-01-14', shown_as: 'Lifecycle' });
+    assert.equal(long.status, 200, long.text);
+    for (const [i, series] of long.body.result.entries()) {
+      assert.equal(series.data.length, 75);
+      assert.deepEqual(series.data.slice(-5), short.body.result[i].data, series.status);
+      assert.ok(series.data.slice(0, -5).every((value: number) => value === 0), series.status);
+    }
+  });
+
   it('answers 400 naming the parameter for bad input', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ ...week }, 'events'],

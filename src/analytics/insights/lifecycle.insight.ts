@@ -3,8 +3,8 @@
 // lifecycle persons view that each point links to.
 import { sql } from 'kysely';
 import type { ViewContext } from '../actors.ts';
-import { addInterval, intervalSql } from '../date-range.ts';
-import { LIFECYCLE_TYPES, lifecycleSpec } from '../lifecycle.query.ts';
+import { addInterval, formatLocal, intervalSql, localSql } from '../date-range.ts';
+import { LIFECYCLE_TYPES, lifecycleSpec, type LifecycleSpec } from '../lifecycle.query.ts';
 import type { RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
@@ -13,10 +13,58 @@ import { refuseBreakdown } from './stickiness.insight.ts';
 import { bucketKey, textSql } from './trend-series.query.ts';
 import { actionOf, labelOf, type TrendSeries } from './series.ts';
 
-export async function lifecycleInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
-  refuseBreakdown(raw, 'Lifecycle');
-  const spec = await lifecycleSpec(context, raw);
-  const { entity, interval, range, status } = spec;
+/** Days one mask holds; bit 63 stays clear, so a mask is never negative. */
+const MASK_DAYS = 63;
+const DAY_MS = 86_400_000;
+
+/**
+ * Daily counts without ordering anyone's days: one bigint per person, bit k set when active on the
+ * window's k-th day (the range and a day either side). On day k a person is returning with bits k
+ * and k-1, started with bit k but not k-1 (new when k is their first bit and the day they were
+ * created, else resurrecting), dormant with bit k-1 but not k. Null when the window is longer
+ * than a mask or open-ended: the per-period rows answer then.
+ */
+async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Date[]): Promise<Map<string, number> | null> {
+  const origin = spec.window.from;
+  if (spec.interval !== 'day' || origin === null || starts.length === 0) return null;
+  if (Math.round((spec.window.to.getTime() - origin.getTime()) / DAY_MS) > MASK_DAYS) return null;
+  const day = (column: string) => sql`((${localSql(sql.ref(column), context.timezone)})::date - ${formatLocal(origin).slice(0, 10)}::date)`;
+  const bits = starts.map((start) => Math.round((start.getTime() - origin.getTime()) / DAY_MS));
+  const sums = (mask: string) => bits.map((bit) => sql`sum(((${sql.ref(mask)} >> ${sql.lit(bit)}) & 1)::int)`);
+  const columns = ['returning', 'started', 'dormant', 'new'].flatMap((type) => bits.map((_, i) => `${type}${i}`));
+  const selected = ['r', 's', 'd', 'n'].flatMap((mask) => sums(mask)).map((sum, i) => sql`${sum} as ${sql.ref(columns[i])}`);
+  const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, number>>`
+    -- Materialized: each mask once per person, not once per day's sum.
+    with masks as materialized (
+      select k.m & (k.m << 1) as r, k.m & (~(k.m << 1)) as s, (k.m << 1) & (~k.m) as d,
+        case when k.c between 0 and ${sql.lit(MASK_DAYS - 1)} and (k.m & (-k.m)) = (1::bigint << k.c) then 1::bigint << k.c else 0 end as n
+      from (
+        select x.m, ${day('p.created_at')} as c
+        from (
+          select e.person_id, bit_or(1::bigint << ${day('e.timestamp')}) as m
+          from events e where ${spec.where} and ${slice}
+          group by e.person_id
+        ) x
+        left join persons p on p.team_id = ${context.teamId} and p.id = x.person_id
+      ) k
+    )
+    select ${sql.join(selected)} from masks`.execute(context.db)).rows);
+  const total = new Map<string, number>();
+  for (const row of parts.flat()) for (const column of columns) total.set(column, (total.get(column) ?? 0) + Number(row[column] ?? 0));
+  const counts = new Map<string, number>();
+  starts.forEach((start, i) => {
+    const value = (type: string) => total.get(`${type}${i}`) ?? 0;
+    counts.set(`new ${bucketKey(start)}`, value('new'));
+    counts.set(`returning ${bucketKey(start)}`, value('returning'));
+    counts.set(`resurrecting ${bucketKey(start)}`, value('started') - value('new'));
+    counts.set(`dormant ${bucketKey(start)}`, value('dormant'));
+  });
+  return counts;
+}
+
+/** Counts per period from each person's active periods beside their neighbours (any interval). */
+async function periodCounts(context: ViewContext, spec: LifecycleSpec): Promise<{ counts: Map<string, number>; first: Date | null }> {
+  const { interval, status } = spec;
   const active = sql`m.period`;
   const after = sql`m.period + ${intervalSql(interval)}`;
   // One row per active period: its status there, and whether the person is dormant the period after.
@@ -34,8 +82,28 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
     for (const type of ['new', 'returning', 'resurrecting'] as const) counts.set(`${type} ${row.t}`, Number(row[type]));
     counts.set(`dormant ${bucketKey(addInterval(localFromText(row.t), interval, 1))}`, Number(row.dormant_after));
   }
-  const first = range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
-  const starts = first ? bucketStarts(first, new Date(range.to.getTime() - 1), interval) : [];
+  const first = spec.range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
+  return { counts, first };
+}
+
+/** The buckets of the range and each status's count there, keyed `${type} ${bucketKey}`. */
+async function lifecycleCounts(context: ViewContext, spec: LifecycleSpec): Promise<{ counts: Map<string, number>; starts: Date[] }> {
+  const { interval, range } = spec;
+  const last = new Date(range.to.getTime() - 1);
+  if (range.from) {
+    const starts = bucketStarts(range.from, last, interval);
+    const counts = await dailyCounts(context, spec, starts);
+    if (counts) return { counts, starts };
+  }
+  const { counts, first } = await periodCounts(context, spec);
+  return { counts, starts: first ? bucketStarts(first, last, interval) : [] };
+}
+
+export async function lifecycleInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+  refuseBreakdown(raw, 'Lifecycle');
+  const spec = await lifecycleSpec(context, raw);
+  const { entity, interval, range } = spec;
+  const { counts, starts } = await lifecycleCounts(context, spec);
   const days = starts.map((start) => dayText(start, interval));
   return LIFECYCLE_TYPES.map((type) => {
     const data = starts.map((start) => (type === 'dormant' ? -1 : 1) * (counts.get(`${type} ${bucketKey(start)}`) ?? 0));

@@ -127,7 +127,8 @@ async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'activ
   const { context, group } = query;
   const local = localSql(sql.ref('e.timestamp'), context.timezone);
   const perWindow = MASK_DAYS - measure.days;
-  // PostgreSQL's bit operators share one precedence, left to right: each shift in parentheses.
+  // PostgreSQL's bit operators share one precedence, left to right: each shift in parentheses. The
+  // coverage is materialized, else every bucket's sum would compute it again.
   const coverage = sql.join(Array.from({ length: measure.days + 1 }, (_, k) => sql`(m << ${sql.lit(k)})`), sql` | `);
   const values: SeriesValues = new Map();
   for (let first = 0; first < starts.length; first += perWindow) {
@@ -138,13 +139,14 @@ async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'activ
     const columns = buckets.map((_, j) => `v${j}`);
     const sums = buckets.map((_, j) => sql`sum(((cov >> ${sql.lit(j + measure.days)}) & 1)::int) as ${sql.ref(columns[j])}`);
     const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, string | number>>`
-      select c.g, ${sql.join(sums)} from (
+      with c as materialized (
         select k.g, ${coverage} as cov from (
           select ${group} as g, bit_or(1::bigint << ${day}) as m
           from events e where ${andSql([...query.where, window, measure.condition, slice])}
           group by ${measure.key}, 1
         ) k
-      ) c group by c.g`.execute(context.db)).rows);
+      )
+      select c.g, ${sql.join(sums)} from c group by c.g`.execute(context.db)).rows);
     for (const row of sumRows(parts, ['g'], columns)) {
       const g = String(row.g);
       if (!values.has(g)) values.set(g, new Map());
