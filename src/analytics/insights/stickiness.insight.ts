@@ -6,6 +6,7 @@ import { validationError } from '../../errors.ts';
 import type { ViewContext } from '../actors.ts';
 import { bucketSql, localSql, rangeSql } from '../date-range.ts';
 import { andSql } from '../filters.ts';
+import { acrossSlices, sumRows } from '../person-slices.ts';
 import { intervalParam, rangeParam, type RawParams } from '../params.ts';
 import { bucketStarts } from './buckets.ts';
 import { personsUrl, rangeParams } from './links.ts';
@@ -29,12 +30,14 @@ export async function stickinessInsight(context: ViewContext, raw: RawParams): P
     const from = requested.from ?? (await earliestEvent({ context, where, measure: { kind: 'aggregate', value: sql`count(*)` }, group: sql`''`, interval }));
     const intervals = from ? bucketStarts(from, new Date(requested.to.getTime() - 1), interval).length : 0;
     const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
-    const { rows } = await sql<{ n: number; persons: number }>`
+    // Persons do not cross slices: each slice's persons per count add up.
+    const parts = await acrossSlices(context, async (slice) => (await sql<{ n: number; persons: number }>`
       select s.n, count(*) as persons from (
         select e.person_id, count(distinct ${bucket}) as n
-        from events e where ${andSql([...where, rangeSql(sql.ref('e.timestamp'), requested, context.timezone)])}
+        from events e where ${andSql([...where, rangeSql(sql.ref('e.timestamp'), requested, context.timezone), slice])}
         group by e.person_id
-      ) s group by s.n`.execute(context.db);
+      ) s group by s.n`.execute(context.db)).rows);
+    const rows = sumRows(parts, ['n'], ['persons']);
     const byCount = new Map(rows.map((row) => [Number(row.n), Number(row.persons)]));
     const days = Array.from({ length: intervals }, (_, i) => i + 1);
     const data = days.map((n) => byCount.get(n) ?? 0);
