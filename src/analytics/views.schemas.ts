@@ -97,7 +97,7 @@ const CORRELATION: Record<string, ParamDoc> = {
 
 const PATH: Record<string, ParamDoc> = {
   include_event_types: {
-    description: 'A JSON list of `$pageview` (items are `$current_url` without a trailing slash), `$screen` (`$screen_name`) and `custom_event` (events not starting with `$`); empty or absent: every event, named as those rules say. `hogql` is a 400.',
+    description: 'A JSON list of `$pageview` (items are `$current_url` without a trailing slash, its first 400 characters), `$screen` (`$screen_name`, likewise) and `custom_event` (events not starting with `$`); empty or absent: every event, named as those rules say. `hogql` is a 400.',
     example: ['$pageview'],
   },
   include_custom_events: { description: 'A JSON list of event names to include beside `include_event_types`.', example: ['signed up'] },
