@@ -28,6 +28,15 @@ interface Case {
   payload?: unknown;
 }
 
+/**
+ * Whether `text` holds `marker` as a whole token, not inside a longer one: B's own users are
+ * `user-<hex>@example.com`, and one whose hex ends in "a2" is no leak of A's "a2@example.com".
+ */
+function showsToken(text: string, marker: string): boolean {
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.%+-])${escaped}(?![\\w])`).test(text);
+}
+
 /** One URL per candidate of the first multi-valued parameter (persons: integer id and uuid). */
 function urlsFor(op: Operation, pick: (resource: string) => string[]): string[] {
   let variants: Record<string, string>[] = [{}];
@@ -165,7 +174,7 @@ describe('isolation matrix', () => {
       const payload = ['POST', 'PUT', 'PATCH'].includes(op.method) ? (op.body ? minimalValue(doc, op.body, bodyRefs, '', true) : {}) : undefined;
       const res = await injectWithin(ctx.app, { method: op.method, url, headers: world.b.headers, payload: payload as object });
       if (res.statusCode >= 500) failures.push(`${op.method} ${url} → ${res.statusCode}`);
-      const leaked = markers.filter((m) => res.body.includes(m));
+      const leaked = markers.filter((m) => showsToken(res.body, m));
       if (leaked.length > 0) failures.push(`${op.method} ${url} → ${res.statusCode} shows ${leaked.join(', ')}`);
       const changed = changedTables(before, await tenantA());
       if (changed.length > 0) failures.push(`${op.method} ${url} → ${res.statusCode} changed A's ${changed.join(', ')}`);
