@@ -3,11 +3,12 @@
 // lifecycle persons view that each point links to.
 import { sql } from 'kysely';
 import type { ViewContext } from '../actors.ts';
-import { addInterval, formatLocal, intervalSql, localSql } from '../date-range.ts';
+import { addInterval, intervalSql } from '../date-range.ts';
 import { LIFECYCLE_TYPES, lifecycleSpec, type LifecycleSpec } from '../lifecycle.query.ts';
 import type { RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
+import { bitSumSql, dayBitSql, daysFrom } from './day-masks.ts';
 import { personsUrl, rangeParams } from './links.ts';
 import { refuseBreakdown } from './stickiness.insight.ts';
 import { bucketKey, textSql } from './trend-series.query.ts';
@@ -15,7 +16,6 @@ import { actionOf, labelOf, type TrendSeries } from './series.ts';
 
 /** Days one mask holds; bit 63 stays clear, so a mask is never negative. */
 const MASK_DAYS = 63;
-const DAY_MS = 86_400_000;
 
 /**
  * Daily counts without ordering anyone's days: one bigint per person, bit k set when active on the
@@ -27,10 +27,10 @@ const DAY_MS = 86_400_000;
 async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Date[]): Promise<Map<string, number> | null> {
   const origin = spec.window.from;
   if (spec.interval !== 'day' || origin === null || starts.length === 0) return null;
-  if (Math.round((spec.window.to.getTime() - origin.getTime()) / DAY_MS) > MASK_DAYS) return null;
-  const day = (column: string) => sql`((${localSql(sql.ref(column), context.timezone)})::date - ${formatLocal(origin).slice(0, 10)}::date)`;
-  const bits = starts.map((start) => Math.round((start.getTime() - origin.getTime()) / DAY_MS));
-  const sums = (mask: string) => bits.map((bit) => sql`sum(((${sql.ref(mask)} >> ${sql.lit(bit)}) & 1)::int)`);
+  if (daysFrom(origin, spec.window.to) > MASK_DAYS) return null;
+  const day = (column: string) => dayBitSql(sql.ref(column), context.timezone, origin);
+  const bits = starts.map((start) => daysFrom(origin, start));
+  const sums = (mask: string) => bits.map((bit) => bitSumSql(sql.ref(mask), bit));
   const columns = ['returning', 'started', 'dormant', 'new'].flatMap((type) => bits.map((_, i) => `${type}${i}`));
   const selected = ['r', 's', 'd', 'n'].flatMap((mask) => sums(mask)).map((sum, i) => sql`${sum} as ${sql.ref(columns[i])}`);
   const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, number>>`

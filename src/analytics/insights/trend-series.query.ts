@@ -10,6 +10,7 @@ import { andSql } from '../filters.ts';
 import { COUNT_MATHS, PROPERTY_MATHS } from '../trends.query.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import { startsSql } from './buckets.ts';
+import { bitSumSql, dayBitSql } from './day-masks.ts';
 
 /** How a series turns events into one number. */
 export type Measure =
@@ -125,7 +126,6 @@ const MASK_DAYS = 64;
  */
 async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'active' }, starts: Date[]): Promise<SeriesValues> {
   const { context, group } = query;
-  const local = localSql(sql.ref('e.timestamp'), context.timezone);
   const perWindow = MASK_DAYS - measure.days;
   // PostgreSQL's bit operators share one precedence, left to right: each shift in parentheses. The
   // coverage is materialized, else every bucket's sum would compute it again.
@@ -135,9 +135,9 @@ async function activeByDay(query: SeriesQuery, measure: Measure & { kind: 'activ
     const buckets = starts.slice(first, first + perWindow);
     const origin = addInterval(buckets[0], 'day', -measure.days);
     const window = rangeSql(sql.ref('e.timestamp'), { from: origin, to: addInterval(buckets[buckets.length - 1], 'day', 1) }, context.timezone);
-    const day = sql`((${local})::date - ${formatLocal(origin).slice(0, 10)}::date)`;
+    const day = dayBitSql(sql.ref('e.timestamp'), context.timezone, origin);
     const columns = buckets.map((_, j) => `v${j}`);
-    const sums = buckets.map((_, j) => sql`sum(((cov >> ${sql.lit(j + measure.days)}) & 1)::int) as ${sql.ref(columns[j])}`);
+    const sums = buckets.map((_, j) => sql`${bitSumSql(sql.ref('cov'), j + measure.days)} as ${sql.ref(columns[j])}`);
     const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, string | number>>`
       with c as materialized (
         select k.g, ${coverage} as cov from (
