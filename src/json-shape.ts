@@ -1,6 +1,7 @@
 // Facts about JSON input for error messages and limits: how deeply text nests, read without
 // parsing it (so over-deep input is refused before anything recursive meets it), and the
-// platform's (Python's) name for a value's type.
+// platform's (Python's) name for a value's type, and parsed values as text without calling a method
+// they carry (JSON can hold {"toString": ""}, on which String() and a template literal throw).
 
 export const MAX_JSON_DEPTH = 100;
 
@@ -31,4 +32,16 @@ export function jsonTypeName(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
   if (typeof value === 'boolean') return 'bool';
   return 'dict';
+}
+
+/** What String() makes of a parsed JSON value ("null", "1,2", "[object Object]"), never calling its own methods. */
+export function jsonValueText(value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => (item === null || item === undefined ? '' : jsonValueText(item))).join(',');
+  if (typeof value === 'object' && value !== null) return '[object Object]';
+  return String(value);
+}
+
+/** A parsed JSON value as a message shows it: a string as it is, anything else as JSON text. */
+export function shownValue(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }

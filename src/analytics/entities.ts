@@ -2,6 +2,7 @@
 // get_target_entity). Actions are not stored by herd, so any action is a 400.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
+import { shownValue } from '../json-shape.ts';
 import type { ViewContext } from './actors.ts';
 import { rangeSql, type LocalRange } from './date-range.ts';
 import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql, type FilterNode } from './filters.ts';
@@ -32,7 +33,7 @@ export function parseEntity(item: unknown, attr: string, index: number): Entity 
   if (!item || typeof item !== 'object' || Array.isArray(item)) throw validationError('Each entity must be an object.', attr);
   const entity = item as Record<string, unknown>;
   if (entity.type === 'actions') throw validationError('Actions are not supported', attr);
-  if (entity.type !== undefined && entity.type !== null && entity.type !== 'events') throw validationError(`"${String(entity.type)}" is not a valid entity type.`, attr);
+  if (entity.type !== undefined && entity.type !== null && entity.type !== 'events') throw validationError(`"${shownValue(entity.type)}" is not a valid entity type.`, attr);
   const id = entity.id;
   if (id !== null && id !== undefined && typeof id !== 'string') throw validationError('An entity id must be an event name or null.', attr);
   const order = entity.order;

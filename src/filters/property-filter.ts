@@ -5,6 +5,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
+import { shownValue } from '../json-shape.ts';
 import { isDateOnly, parseUtcDate } from '../utc-date.ts';
 
 export interface PropertyFilter {
@@ -55,7 +56,7 @@ function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter
     const id = typeof raw.value === 'string' && /^\d+$/.test(raw.value) ? Number(raw.value) : raw.value;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw invalidFilter('A cohort filter needs the cohort id as its value.');
     const operator = raw.operator ?? 'in';
-    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator)) throw invalidFilter(`Operator "${String(operator)}" is not valid for a cohort filter.`);
+    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator)) throw invalidFilter(`Operator "${shownValue(operator)}" is not valid for a cohort filter.`);
     budget.values += 1;
     return { key: 'id', value: id, operator: operator === 'not_in' || operator === 'is_not' ? 'not_in' : 'in', type: 'cohort' };
   }
@@ -65,7 +66,7 @@ function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter
   if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000')) throw invalidFilter('Null characters are not allowed.');
   const operator = raw.operator === undefined || raw.operator === null ? 'exact' : raw.operator;
   if (typeof operator !== 'string' || !(PROPERTY_OPERATORS as readonly string[]).includes(operator)) {
-    throw invalidFilter(`Operator "${String(operator)}" is not supported.`);
+    throw invalidFilter(`Operator "${shownValue(operator)}" is not supported.`);
   }
   const filter: PropertyFilter = { key: raw.key, operator, type };
   if (operator === 'is_set' || operator === 'is_not_set') {

@@ -3,6 +3,7 @@
 import type { JsonObject } from '../db/schema.ts';
 import { validationError } from '../errors.ts';
 import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
+import { jsonValueText } from '../json-shape.ts';
 import type { PropertyUpdates } from './person-properties.ts';
 import { resolveTimestamp } from './timestamps.ts';
 import { isUuid } from '../wire/ids.ts';
@@ -74,13 +75,13 @@ function attrOf(context: NormalizeContext, field: string): string {
 
 function mergeOf(name: string, properties: JsonObject): PreparedEvent['merge'] {
   if (name === '$identify') {
-    // Only the presence of the key matters: String(null) is "null", an illegal id.
+    // Only the presence of the key matters: null reads "null", an illegal id.
     return Object.hasOwn(properties, '$anon_distinct_id')
-      ? { kind: name, source: cleanDistinctId(String(properties.$anon_distinct_id)) }
+      ? { kind: name, source: cleanDistinctId(jsonValueText(properties.$anon_distinct_id)) }
       : null;
   }
   if (name === '$create_alias' || name === '$merge_dangerously') {
-    return properties.alias ? { kind: name, source: cleanDistinctId(String(properties.alias)) } : null;
+    return properties.alias ? { kind: name, source: cleanDistinctId(jsonValueText(properties.alias)) } : null;
   }
   return null;
 }

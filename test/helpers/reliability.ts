@@ -14,7 +14,8 @@ export interface Operation {
   /** The OpenAPI template, e.g. `/api/organizations/{organization_id}/roles/{id}/`. */
   path: string;
   pathParams: string[];
-  query: { name: string; required: boolean; schema: JsonSchema }[];
+  /** `example`: the one the reference gives (a JSON parameter's is JSON text). */
+  query: { name: string; required: boolean; schema: JsonSchema; example: unknown }[];
   body: JsonSchema | null;
 }
 
@@ -39,7 +40,10 @@ export async function loadOperations(app: App): Promise<{ operations: Operation[
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
         query: parameters
           .filter((p) => p.in === 'query')
-          .map((p) => ({ name: String(p.name), required: Boolean(p.required), schema: deref(doc, (p.schema as JsonSchema) ?? {}) })),
+          .map((p) => {
+            const schema = deref(doc, (p.schema as JsonSchema) ?? {});
+            return { name: String(p.name), required: Boolean(p.required), schema, example: p.example ?? schema.example };
+          }),
         body: body ? deref(doc, body) : null,
       });
     }

@@ -183,6 +183,20 @@ describe('persons from capture', () => {
     assert.deepEqual((await person('NULL'))?.distinct_ids, ['legal-user', 'NULL']);
   });
 
+  test('a merge whose other id is an object or a list reads it as text, whatever keys the object holds', async () => {
+    // JSON can carry {"toString": ""}: String() on it throws, so the other id is read without calling it.
+    const hostile = JSON.parse('{"toString": "", "valueOf": 1}');
+    await send(
+      { event: '$merge_dangerously', distinct_id: 'object-merger', properties: { alias: hostile } },
+      { event: '$create_alias', distinct_id: 'object-merger', properties: { alias: [hostile] } },
+      { event: '$identify', distinct_id: 'object-merger', properties: { $anon_distinct_id: hostile } },
+    );
+    assert.equal(await person('[object Object]'), null);
+    assert.deepEqual((await person('object-merger'))?.distinct_ids, ['object-merger']);
+    await send({ event: '$create_alias', distinct_id: 'list-merger', properties: { alias: ['list', 7] } });
+    assert.deepEqual((await person('list,7'))?.distinct_ids, ['list-merger', 'list,7']);
+  });
+
   test('$process_person_profile false: no person is made or changed, person-only events are dropped', async () => {
     const before = await countPersons(ctx.deps.db, tenant.project.id);
     await send(

@@ -81,6 +81,29 @@ export function nestedFilter(depth: number): unknown {
 
 export const wideFilter = (values: number) => [{ key: 'email', value: Array.from({ length: values }, (_, i) => `v${i}@x.io`), operator: 'exact', type: 'person' }];
 
+/** Parsed JSON whose object carries the prototype's method names as data: String() and `${}` throw on them. */
+export const METHOD_NAMED_VALUES = ['{"toString": "", "valueOf": ""}', '[{"toString": "", "valueOf": ""}]'];
+
+type JsonPath = (string | number)[];
+
+/** Every place in a JSON value, the value itself included (the empty path). */
+export function jsonPaths(value: unknown, at: JsonPath = []): JsonPath[] {
+  const out = [at];
+  if (Array.isArray(value)) value.forEach((item, index) => out.push(...jsonPaths(item, [...at, index])));
+  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) out.push(...jsonPaths(item, [...at, key]));
+  return out;
+}
+
+/** `value` as JSON text with the value at `path` replaced by the JSON text `replacement` (which an object literal may not express). */
+export function jsonWith(value: unknown, path: JsonPath, replacement: string, at: JsonPath = []): string {
+  if (at.length === path.length && at.every((part, i) => part === path[i])) return replacement;
+  if (Array.isArray(value)) return `[${value.map((item, index) => jsonWith(item, path, replacement, [...at, index])).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${jsonWith(item, path, replacement, [...at, key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 export interface CapturePayload {
   label: string;
   body: Buffer | string;

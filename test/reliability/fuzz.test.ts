@@ -22,7 +22,8 @@ import {
   type Snapshot,
 } from '../helpers/reliability.ts';
 import {
-  capturePayload, encode, filterTree, gzipBomb, jsonBody, nestedFilter, prototypeFilter, queryString, wideFilter, type CapturePayload,
+  capturePayload, encode, filterTree, gzipBomb, jsonBody, jsonPaths, jsonWith, METHOD_NAMED_VALUES, nestedFilter, prototypeFilter, queryString, uniqueUuid,
+  wideFilter, type CapturePayload,
 } from './fuzz-arbitraries.ts';
 import { bodyIdsOf, buildWorld, CAPTURE_PATHS, captureBatch, type World } from './seed.ts';
 
@@ -46,8 +47,12 @@ class Fuzzer {
     this.#ctx = ctx;
   }
 
-  /** One request, judged: the answer is below 500, in time, and a refusal or a read wrote nothing. */
-  async send(options: InjectOptions) {
+  /**
+   * One request, judged: the answer is below 500, in time, and a refusal or a read wrote nothing.
+   * `rows: false` leaves the rows to one `compareRows` after a run of reads (a snapshot per request
+   * costs a sweep of every shard on Citus).
+   */
+  async send(options: InjectOptions, { rows = true } = {}) {
     const db = this.#ctx.deps.db;
     this.#baseline ??= await snapshotDatabase(db);
     const label = `${options.method} ${String(options.url).slice(0, 160)} ${typeof options.payload === 'string' ? options.payload.slice(0, 160) : ''}`;
@@ -64,15 +69,20 @@ class Fuzzer {
     if (res.statusCode >= 500) this.serverErrors.push(`${label} → ${res.statusCode} ${res.body.slice(0, 200)}`);
     // Even a fault tells the client nothing of its cause.
     if (res.statusCode === 500 && res.body !== GENERIC_500) this.serverErrors.push(`${label} → a 500 that shows its cause: ${res.body.slice(0, 200)}`);
-    const afterward = await snapshotDatabase(db);
-    const changed = changedTables(this.#baseline, afterward);
-    if (changed.length > 0 && (res.statusCode >= 400 || options.method === 'GET')) this.rowChanges.push(`${label} → ${res.statusCode} changed ${changed.join(', ')}`);
+    if (rows) await this.compareRows(`${label} → ${res.statusCode}`, res.statusCode >= 400 || options.method === 'GET');
     if (res.statusCode >= 400 && !(res.headers['content-type'] ?? '').toString().startsWith('text/html')) {
       const body = safeJson(res.body);
       if (!body || !['type', 'code', 'detail', 'attr'].every((k) => k in body)) this.badEnvelopes.push(`${label} → ${res.statusCode} ${res.body.slice(0, 120)}`);
     }
-    this.#baseline = afterward;
     return res;
+  }
+
+  /** Whether rows changed since the last comparison: recorded when `unexpected` (a refusal, or reads only). */
+  async compareRows(label: string, unexpected: boolean) {
+    const afterward = await snapshotDatabase(this.#ctx.deps.db);
+    const changed = this.#baseline ? changedTables(this.#baseline, afterward) : [];
+    if (changed.length > 0 && unexpected) this.rowChanges.push(`${label} changed ${changed.join(', ')}`);
+    this.#baseline = afterward;
   }
 
   /** Where each list stands, so a test judges only the requests it sent. */
@@ -137,6 +147,65 @@ describe('fuzzing', () => {
     await fc.assert(fc.asyncProperty(target, async ([op, body]) => {
       await fuzzer.send({ method: op.method, url: urlOf(op), headers: { ...world.a.headers, 'content-type': 'application/json' }, payload: body });
     }), runs(400));
+    fuzzer.assertClean(mark);
+  });
+
+  it('answers a valid request with any one value replaced by an object holding method names, never with a 500', async (t) => {
+    // JSON can carry {"toString": ""}: code that turns a parsed value into text with String() or a
+    // template literal throws on it. Every place of a valid request is tried, not a random few.
+    const mark = fuzzer.mark();
+    const requests: InjectOptions[] = [];
+    const replacing = (valid: unknown, build: (text: string) => InjectOptions, under: (string | number)[] = []) => {
+      const paths = jsonPaths(valid).filter((path) => under.every((part, i) => path[i] === part));
+      for (const path of paths) for (const value of METHOD_NAMED_VALUES) requests.push(build(jsonWith(valid, path, value)));
+    };
+    const parsedExample = (example: unknown) => {
+      try {
+        return typeof example === 'string' ? JSON.parse(example) : example;
+      } catch {
+        return undefined;
+      }
+    };
+    // Each JSON parameter gets every example the reference gives a parameter of its name, on any operation.
+    const examples = new Map<string, Set<string>>();
+    for (const q of operations.flatMap((o) => o.query)) {
+      const example = parsedExample(q.example);
+      if (example !== null && typeof example === 'object') examples.set(q.name, (examples.get(q.name) ?? new Set()).add(JSON.stringify(example)));
+    }
+    for (const op of operations.filter((o) => o.method === 'GET' && !PUBLIC_PATH.test(o.path))) {
+      const required = op.query.filter((q) => q.required).map((q) => `&${q.name}=${encodeURIComponent(String(minimalValue(doc, q.schema, {}, q.name)))}`).join('');
+      for (const q of op.query) {
+        for (const example of examples.get(q.name) ?? []) {
+          replacing(JSON.parse(example), (text) => ({ method: 'GET', url: `${urlOf(op)}?${q.name}=${encode(text)}${required}`, headers: world.a.headers }));
+        }
+      }
+    }
+    const jsonHeaders = { ...world.a.headers, 'content-type': 'application/json' };
+    for (const op of operations.filter((o) => ['POST', 'PUT', 'PATCH'].includes(o.method) && o.body && !isCapture(o) && !PUBLIC_PATH.test(o.path))) {
+      const valid = minimalValue(doc, op.body!, bodyIdsOf(world.idsA, world.distinctIdsA), '', true);
+      replacing(valid, (payload) => ({ method: op.method, url: urlOf(op), headers: jsonHeaders, payload }));
+    }
+    const token = world.a.project.api_token;
+    const properties = {
+      $anon_distinct_id: 'method-anon', alias: 'method-alias', $set: { plan: 'pro' }, $set_once: { first: 1 }, $unset: ['gone'], $groups: { company: 'acme' },
+      $group_type: 'company', $group_key: 'acme', $group_set: { size: 1 }, $current_url: 'https://example.com/', $screen_name: 'home', $os_name: 'iOS',
+      $process_person_profile: true, $ignore_sent_at: true, $ip: '192.0.2.1',
+    };
+    const event = { distinct_id: 'method-user', uuid: uniqueUuid(), timestamp: new Date().toISOString(), $set: { a: 1 }, $set_once: { b: 1 }, $unset: ['c'], properties };
+    const names = ['$identify', '$create_alias', '$merge_dangerously', '$groupidentify', '$pageview', '$screen', '$set', 'survey shown', 'custom'];
+    // Every place of one event; for the other names, which differ in how they read the properties, the properties.
+    for (const name of names) {
+      const batch = { api_key: token, sent_at: new Date().toISOString(), batch: [{ ...event, event: name }] };
+      replacing(batch, (payload) => ({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload }), name === names[0] ? [] : ['batch', 0, 'properties']);
+    }
+    replacing({ ...event, event: '$identify', api_key: token, offset: 5 }, (payload) => ({ method: 'POST', url: '/i/v0/e/', headers: { 'content-type': 'application/json' }, payload }));
+    // The reads are judged for rows together, each request that may write on its own.
+    const reads = requests.filter((request) => request.method === 'GET');
+    for (const request of reads) await fuzzer.send(request, { rows: false });
+    await fuzzer.compareRows(`${reads.length} reads with one value replaced`, true);
+    for (const request of requests.filter((r) => r.method !== 'GET')) await fuzzer.send(request);
+    t.diagnostic(`${requests.length} requests (${reads.length} reads), each a valid one with one value replaced`);
+    assert.ok(requests.length > 1000, `only ${requests.length} requests were built`);
     fuzzer.assertClean(mark);
   });
 

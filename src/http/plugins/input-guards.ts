@@ -4,7 +4,7 @@
 // bodies (read as no body at all, then as {}).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound, validationError } from '../../errors.ts';
-import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH } from '../../json-shape.ts';
+import { jsonDepth, jsonTypeName, MAX_JSON_DEPTH, shownValue } from '../../json-shape.ts';
 import { MAX_LIMIT } from '../../wire/page.ts';
 import { TYPE_MESSAGES } from './errors.ts';
 
@@ -89,8 +89,6 @@ function choiceHint(property: PropertySchema): string {
   return ` Choose ${named.slice(0, -1).join(', ')} or ${named[named.length - 1]}.`;
 }
 
-const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value));
-
 // The JSON kinds a scalar of each declared type may arrive as, as DRF reads them: a string field
 // takes a number, a number field its text, a boolean field "true" or 1.
 const SCALAR_KINDS: Record<string, string[]> = {
@@ -137,7 +135,7 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     const choices = choicesOf(declared);
     if (choices) {
       if (!choices.some((choice) => choice === value || String(choice) === value)) {
-        throw validationError(`"${shown(value)}" is not a valid choice.${choiceHint(declared)}`, key, 'invalid_choice');
+        throw validationError(`"${shownValue(value)}" is not a valid choice.${choiceHint(declared)}`, key, 'invalid_choice');
       }
       continue;
     }
