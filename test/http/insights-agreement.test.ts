@@ -9,7 +9,8 @@ import { setupAnalytics, type AnalyticsContext } from '../helpers/analytics-fact
 import { agree, dayText, linkedCount, linkedRows, referenceEdges, worldArbitrary, writeWorld } from '../helpers/insight-arbitraries.ts';
 import { getInsight, postInsight } from '../helpers/insights.ts';
 
-const RUNS = 25;
+// Generated worlds per property; HERD_AGREEMENT_RUNS=250 for a long campaign.
+const RUNS = Number(process.env.HERD_AGREEMENT_RUNS ?? 25);
 const pathFilter = {
   stepLimit: fc.integer({ min: 2, max: 4 }),
   pageviewsOnly: fc.boolean(),
