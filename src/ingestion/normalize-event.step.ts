@@ -2,8 +2,8 @@
 // for. Pure: no database, no clock of its own.
 import type { JsonObject } from '../db/schema.ts';
 import { validationError } from '../errors.ts';
-import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
 import { jsonValueText } from '../json-shape.ts';
+import { cleanDistinctId, cutToCodePoints } from './distinct-ids.ts';
 import type { PropertyUpdates } from './person-properties.ts';
 import { resolveTimestamp } from './timestamps.ts';
 import { isUuid } from '../wire/ids.ts';
