@@ -15,7 +15,7 @@ test('jsonValueText reads a parsed value as String() would, without calling a me
   assert.equal(jsonValueText(JSON.parse('{"__proto__": {"toString": 1}}')), '[object Object]');
 });
 
-test('shownValue shows a string as it is and any other value as its JSON', () => {
+test('shownValue shows an object or a list as its JSON and any other value as text', () => {
   assert.equal(shownValue('events'), 'events');
   assert.equal(shownValue(12), '12');
   assert.equal(shownValue(null), 'null');

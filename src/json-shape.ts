@@ -41,7 +41,7 @@ export function jsonValueText(value: unknown): string {
   return String(value);
 }
 
-/** A parsed JSON value as a message shows it: a string as it is, anything else as JSON text. */
+/** A value as a message or a link's query shows it: an object or a list as its JSON, anything else as text. */
 export function shownValue(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

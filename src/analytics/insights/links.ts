@@ -1,5 +1,6 @@
 // Links from an insight's numbers to the persons views that list them: the request's own
 // parameters (body ones JSON-encoded into the query string) with the point's parameters set.
+import { shownValue } from '../../json-shape.ts';
 import { formatLocal, type LocalRange } from '../date-range.ts';
 import type { RawParams } from '../params.ts';
 
@@ -10,7 +11,7 @@ export function personsUrl(teamId: number, view: string, raw: RawParams, point: 
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries({ ...raw, ...point })) {
     if (NOT_FILTERS.has(key) || value === undefined || value === null) continue;
-    params.set(key, typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    params.set(key, shownValue(value));
   }
   return `/api/projects/${teamId}/persons/${view}/?${params}`;
 }
