@@ -5,7 +5,11 @@ import tseslint from 'typescript-eslint';
 // layer below it, never one above: each layer's block forbids the folders of every layer above it.
 // `pattern` matches a relative import that lands in the layer, from anywhere in src/.
 const LAYERS = [
-  { name: 'entry points (server.ts, app.ts, cli/)', files: ['src/server.ts', 'src/app.ts', 'src/cli/**'], pattern: '(cli/|server\\.ts$|app\\.ts$)' },
+  {
+    name: 'entry points (server.ts, app.ts, cli/)',
+    files: ['src/server.ts', 'src/app.ts', 'src/cli/**'],
+    pattern: '(cli/|server\\.ts$|app\\.ts$)',
+  },
   { name: 'http/', files: ['src/http/**'], pattern: 'http/' },
   { name: 'jobs/', files: ['src/jobs/**'], pattern: 'jobs/' },
   { name: 'analytics/', files: ['src/analytics/**'], pattern: 'analytics/' },
@@ -16,18 +20,30 @@ const LAYERS = [
     files: ['src/filters/**'],
     pattern: 'filters/',
     // Parse and compile only: whatever needs the database (cohort lookups) is resolved above.
-    also: [{ regex: '^\\.\\./db/database\\.ts$', message: 'filters/ holds no database access; resolve what needs it in the cohorts module.' }],
+    also: [
+      {
+        regex: '^\\.\\./db/database\\.ts$',
+        message: 'filters/ holds no database access; resolve what needs it in the cohorts module.',
+      },
+    ],
   },
   { name: 'wire/', files: ['src/wire/**'], pattern: 'wire/' },
   { name: 'deps.ts', files: ['src/deps.ts'], pattern: 'deps\\.ts$' },
   { name: 'db/', files: ['src/db/**'], pattern: 'db/' },
-  { name: 'the base (errors, config, log, json-shape, utc-date)', files: ['src/errors.ts', 'src/config.ts', 'src/log.ts', 'src/json-shape.ts', 'src/utc-date.ts'], pattern: null },
+  {
+    name: 'the base (errors, config, log, json-shape, utc-date)',
+    files: ['src/errors.ts', 'src/config.ts', 'src/log.ts', 'src/json-shape.ts', 'src/utc-date.ts'],
+    pattern: null,
+  },
 ];
 
 const relativeInto = (pattern) => `^\\.\\.?/(\\.\\./)*${pattern}`;
 
 // Only the HTTP layer (and the entry points that build it) may know Fastify.
-const FASTIFY = { group: ['fastify', '@fastify/*'], message: 'Fastify belongs to http/: modules and the layers below take plain values.' };
+const FASTIFY = {
+  group: ['fastify', '@fastify/*'],
+  message: 'Fastify belongs to http/: modules and the layers below take plain values.',
+};
 
 function forbiddenFor(index) {
   const layer = LAYERS[index];
@@ -53,7 +69,27 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', performance: 'readonly', fetch: 'readonly', Blob: 'readonly', Response: 'readonly', setImmediate: 'readonly', queueMicrotask: 'readonly', URLSearchParams: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        AbortController: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        structuredClone: 'readonly',
+        performance: 'readonly',
+        fetch: 'readonly',
+        Blob: 'readonly',
+        Response: 'readonly',
+        setImmediate: 'readonly',
+        queueMicrotask: 'readonly',
+        URLSearchParams: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -68,7 +104,14 @@ export default tseslint.config(
     files: ['src/db/migrations/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'A migration imports nothing of the app (it must run the same in a year).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./', message: 'A migration imports nothing of the app (it must run the same in a year).' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -80,17 +123,32 @@ export default tseslint.config(
     // visitors: markup is never built from strings.
     files: ['console/src/**'],
     languageOptions: {
-      globals: { window: 'readonly', document: 'readonly', location: 'readonly', sessionStorage: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', ResizeObserver: 'readonly', HTMLElement: 'readonly', HTMLDivElement: 'readonly', Event: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        addEventListener: 'readonly',
+        removeEventListener: 'readonly',
+        ResizeObserver: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLDivElement: 'readonly',
+        Event: 'readonly',
+      },
     },
     rules: {
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { property: 'innerHTML', message: 'Render captured values as text.' },
         { property: 'outerHTML', message: 'Render captured values as text.' },
         { property: 'insertAdjacentHTML', message: 'Render captured values as text.' },
         { object: 'document', property: 'write', message: 'Render captured values as text.' },
         { object: 'localStorage', message: 'The key lives in sessionStorage only.' },
       ],
-      'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render captured values as text.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render captured values as text.' },
+      ],
     },
   },
 );

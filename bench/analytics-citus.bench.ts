@@ -21,7 +21,17 @@ import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
 import { SEED_END, seedAnalytics } from './analytics-seed.ts';
 import { ANALYTICS_VIEWS } from './analytics-views.ts';
-import { DEFAULT_CITUS_WORKERS, describeCitus, describeDatabase, median, openBenchDatabase, openCitusBenchDatabase, printTable, ratio, timed } from './lib.ts';
+import {
+  DEFAULT_CITUS_WORKERS,
+  describeCitus,
+  describeDatabase,
+  median,
+  openBenchDatabase,
+  openCitusBenchDatabase,
+  printTable,
+  ratio,
+  timed,
+} from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,8 +79,14 @@ async function prepare(label: string, handle: DatabaseHandle, databaseUrl: strin
     seedMs,
     count: () => sql`select count(*) from events where team_id = ${teamId} and ${MONTH_COUNT}`.execute(handle.db),
     request: async (path, params) => {
-      const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-      const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/${path}/?${query}`, headers: tenant.headers });
+      const query = new URLSearchParams(
+        Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      );
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/projects/${teamId}/${path}/?${query}`,
+        headers: tenant.headers,
+      });
       if (res.statusCode === 504) return OVER_LIMIT;
       if (res.statusCode !== 200) throw new Error(`${label} ${path}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       return res.json();
@@ -101,17 +117,31 @@ function numbersOf(body: unknown): string {
   return createHash('sha1').update(numbers.join(',')).digest('hex').slice(0, 8);
 }
 
-const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 async function main() {
   const pg = await prepare(describeDatabase(args.url), await openBenchDatabase(args.url), args.url, args.slices);
-  const citus = await prepare(describeCitus(args.citus, args.workers), await openCitusBenchDatabase(args.citus, args.workers), args.citus, args['citus-slices']);
+  const citus = await prepare(
+    describeCitus(args.citus, args.workers),
+    await openCitusBenchDatabase(args.citus, args.workers),
+    args.citus,
+    args['citus-slices'],
+  );
   const targets = [pg, citus];
   const loadBefore = load();
-  const views = ANALYTICS_VIEWS.filter((view) => view.range === 'month' && (!args.only || view.label.includes(args.only)));
+  const views = ANALYTICS_VIEWS.filter(
+    (view) => view.range === 'month' && (!args.only || view.label.includes(args.only)),
+  );
   const queries: [string, (t: Target) => Promise<unknown>][] = [
     ['baseline: count(*) of the month', (t) => t.count()],
-    ...views.map((view): [string, (t: Target) => Promise<unknown>] => [view.label, (t) => t.request(view.path, view.params)]),
+    ...views.map((view): [string, (t: Target) => Promise<unknown>] => [
+      view.label,
+      (t) => t.request(view.path, view.params),
+    ]),
     ['baseline again: count(*) of the month', (t) => t.count()],
   ];
   const rows = [];

@@ -7,7 +7,12 @@ export const SEED_DAYS = 30;
 export const SEED_END = new Date('2024-02-01T00:00:00Z');
 
 /** Seeds a project's persons and events; answers the milliseconds it took. */
-export async function seedAnalytics(handle: DatabaseHandle, teamId: number, events: number, persons: number): Promise<number> {
+export async function seedAnalytics(
+  handle: DatabaseHandle,
+  teamId: number,
+  events: number,
+  persons: number,
+): Promise<number> {
   const { db } = handle;
   const started = performance.now();
   await sql`insert into persons (team_id, uuid, properties, created_at)
@@ -26,7 +31,9 @@ export async function seedAnalytics(handle: DatabaseHandle, teamId: number, even
       case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
       'user-' || pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
       ${SEED_END}::timestamptz - (1 - g::float8 / ${events}) * ${SEED_DAYS} * interval '1 day'
-    from (select g, (hashint4(g # 1234567) & 2147483647)::float8 / 2147483648 as r, ${first} + (hashint4(g) & 2147483647) % ${persons} as pid from generate_series(1, ${events}) g) s`.execute(db);
+    from (select g, (hashint4(g # 1234567) & 2147483647)::float8 / 2147483648 as r, ${first} + (hashint4(g) & 2147483647) % ${persons} as pid from generate_series(1, ${events}) g) s`.execute(
+    db,
+  );
   // What autovacuum would have done by the time anyone queries: statistics and the visibility map.
   await sql`vacuum analyze`.execute(db);
   return performance.now() - started;

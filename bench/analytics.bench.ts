@@ -55,7 +55,10 @@ async function time(run: () => Promise<unknown>): Promise<{ p50: number; p95: nu
  * A view and its baseline run by turns (baseline, view, baseline, view, …), so a load that changes
  * during the run weighs on both alike; answers the view's p50/p95 and the baseline's p50.
  */
-async function timePaired(view: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<{ p50: number; p95: number; baseline: number }> {
+async function timePaired(
+  view: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+): Promise<{ p50: number; p95: number; baseline: number }> {
   await baseline();
   await view();
   const samples: number[] = [];
@@ -73,7 +76,11 @@ async function timePaired(view: () => Promise<unknown>, baseline: () => Promise<
   return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95), baseline: percentile(baselines, 0.5) };
 }
 
-const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 interface Measured {
   label: string;
@@ -90,16 +97,29 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seedAnalytics(handle, teamId, events, Math.max(1, Math.round(events / 10)));
-  const config = defaultConfig({ rateLimit: false, databaseUrl: pgUrl, analyticsSlices: args.slices ? Number(args.slices) : null });
+  const config = defaultConfig({
+    rateLimit: false,
+    databaseUrl: pgUrl,
+    analyticsSlices: args.slices ? Number(args.slices) : null,
+  });
   const app = await buildApp({ db: handle.db, config, clock: { now: () => SEED_END }, log: createLogger('silent') });
   const request = async (path: string, params: Record<string, unknown>) => {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-    const res = await app.inject({ method: 'GET', url: `/api/projects/${teamId}/${path}/?${query}`, headers: tenant.headers });
+    const query = new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/projects/${teamId}/${path}/?${query}`,
+      headers: tenant.headers,
+    });
     if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body.slice(0, 300)}`);
     return res;
   };
   const loadBefore = load();
-  const count = (range: Range) => () => sql`select count(*) from events where team_id = ${teamId} and timestamp >= ${BASELINES[range]}::timestamptz and timestamp < ${BASELINE_END[range]}::timestamptz`.execute(handle.db);
+  const count = (range: Range) => () =>
+    sql`select count(*) from events where team_id = ${teamId} and timestamp >= ${BASELINES[range]}::timestamptz and timestamp < ${BASELINE_END[range]}::timestamptz`.execute(
+      handle.db,
+    );
   const baseline: Record<Range, number> = { day: 0, week: 0, month: 0 };
   for (const range of ['day', 'week', 'month'] as Range[]) baseline[range] = (await time(count(range))).p50;
   const measured: Measured[] = [];
@@ -108,16 +128,49 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
     measured.push({ label: view.label, range: view.range, ...timed, ratio: timed.p50 / timed.baseline });
   }
   // The baselines once more at the end: the machine is shared, so both ends of the run are shown.
-  const monthAgain = (await time(() => sql`select count(*) from events where team_id = ${teamId} and timestamp >= ${BASELINES.month}::timestamptz`.execute(handle.db))).p50;
+  const monthAgain = (
+    await time(() =>
+      sql`select count(*) from events where team_id = ${teamId} and timestamp >= ${BASELINES.month}::timestamptz`.execute(
+        handle.db,
+      ),
+    )
+  ).p50;
   printTable(
     `${describeDatabase(pgUrl)}: ${events} events, ${Math.round(events / 10)} persons (seeded in ${(seedMs / 1000).toFixed(0)} s), ${RUNS} runs each; load average ${loadBefore} at the start, ${load()} at the end`,
     [
-      ...(['day', 'week', 'month'] as Range[]).map((range) => ({ query: `baseline: count(*) of the ${range}`, 'p50 ms': baseline[range].toFixed(1), 'p95 ms': '', 'count(*) p50 ms': '', 'p50 / count(*) of its range': '1.00×' })),
-      ...measured.map((m) => ({ query: `${m.label} (${m.range})`, 'p50 ms': m.p50.toFixed(1), 'p95 ms': m.p95.toFixed(1), 'count(*) p50 ms': m.baseline.toFixed(1), 'p50 / count(*) of its range': ratio(m.p50, m.baseline) })),
-      { query: 'baseline again at the end: count(*) of the month', 'p50 ms': monthAgain.toFixed(1), 'p95 ms': '', 'count(*) p50 ms': '', 'p50 / count(*) of its range': ratio(monthAgain, baseline.month) },
+      ...(['day', 'week', 'month'] as Range[]).map((range) => ({
+        query: `baseline: count(*) of the ${range}`,
+        'p50 ms': baseline[range].toFixed(1),
+        'p95 ms': '',
+        'count(*) p50 ms': '',
+        'p50 / count(*) of its range': '1.00×',
+      })),
+      ...measured.map((m) => ({
+        query: `${m.label} (${m.range})`,
+        'p50 ms': m.p50.toFixed(1),
+        'p95 ms': m.p95.toFixed(1),
+        'count(*) p50 ms': m.baseline.toFixed(1),
+        'p50 / count(*) of its range': ratio(m.p50, m.baseline),
+      })),
+      {
+        query: 'baseline again at the end: count(*) of the month',
+        'p50 ms': monthAgain.toFixed(1),
+        'p95 ms': '',
+        'count(*) p50 ms': '',
+        'p50 / count(*) of its range': ratio(monthAgain, baseline.month),
+      },
     ],
   );
-  measured.unshift(...(['day', 'week', 'month'] as Range[]).map((range) => ({ label: `count(*) of the ${range}`, range, p50: baseline[range], p95: 0, baseline: baseline[range], ratio: 1 })));
+  measured.unshift(
+    ...(['day', 'week', 'month'] as Range[]).map((range) => ({
+      label: `count(*) of the ${range}`,
+      range,
+      p50: baseline[range],
+      p95: 0,
+      baseline: baseline[range],
+      ratio: 1,
+    })),
+  );
   await app.close();
   await handle.close();
   return measured;

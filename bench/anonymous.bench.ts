@@ -33,7 +33,11 @@ const pageviews = (distinctId: string, count: number): CaptureEvent[] =>
   }));
 
 const identify = (user: string, anon: string): CaptureEvent[] => [
-  { event: '$identify', distinct_id: user, properties: { $anon_distinct_id: anon, $set: { email: `${user}@example.com` } } },
+  {
+    event: '$identify',
+    distinct_id: user,
+    properties: { $anon_distinct_id: anon, $set: { email: `${user}@example.com` } },
+  },
 ];
 
 async function main() {
@@ -42,11 +46,13 @@ async function main() {
   const deps: Deps = { db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') };
   const team = (await makeTenant(handle.db)).project;
   // Other visitors' anonymous events around them, so the events table is not tiny.
-  for (let i = 0; i < BACKGROUND; i += 1000) await ingestEvents(deps, deps.db, team, pageviews(`crowd-${i / 1000}`, Math.min(1000, BACKGROUND - i)));
+  for (let i = 0; i < BACKGROUND; i += 1000)
+    await ingestEvents(deps, deps.db, team, pageviews(`crowd-${i / 1000}`, Math.min(1000, BACKGROUND - i)));
   // Each measured visitor's earlier events, sent as the SDK would, in batches of at most 1 000.
   for (const count of EARLIER) {
     for (let run = -1; run < RUNS; run++) {
-      for (let sent = 0; sent < count; sent += 1000) await ingestEvents(deps, deps.db, team, pageviews(`anon-${count}-${run}`, Math.min(1000, count - sent)));
+      for (let sent = 0; sent < count; sent += 1000)
+        await ingestEvents(deps, deps.db, team, pageviews(`anon-${count}-${run}`, Math.min(1000, count - sent)));
     }
   }
   await sql`analyze`.execute(handle.db);
@@ -58,20 +64,41 @@ async function main() {
     const none = await timed(() => ingestEvents(deps, deps.db, team, identify(`user-0-${run}`, `anon-0-${run}`)));
     if (run >= 0) ms[0].push(none.ms);
     for (const count of EARLIER) {
-      const linked = await timed(() => ingestEvents(deps, deps.db, team, identify(`user-${count}-${run}`, `anon-${count}-${run}`)));
+      const linked = await timed(() =>
+        ingestEvents(deps, deps.db, team, identify(`user-${count}-${run}`, `anon-${count}-${run}`)),
+      );
       if (run >= 0) ms[count].push(linked.ms);
     }
   }
   // Every earlier event of the measured visitors now has its person.
-  const { rows } = await sql<{ n: number }>`select count(*)::integer as n from events where team_id = ${team.id} and distinct_id like 'anon-%' and person_id is null`.execute(handle.db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::integer as n from events where team_id = ${team.id} and distinct_id like 'anon-%' and person_id is null`.execute(
+    handle.db,
+  );
   if (rows[0].n !== 0) throw new Error(`${rows[0].n} anonymous events were not linked`);
 
   const baseline = median(ms[0]);
-  const table: Row[] = [{ 'earlier anonymous events': '0 (baseline)', 'ms (median)': baseline.toFixed(1), 'p95 ms': p95(ms[0]).toFixed(1), 'vs baseline': ratio(baseline, baseline) }];
+  const table: Row[] = [
+    {
+      'earlier anonymous events': '0 (baseline)',
+      'ms (median)': baseline.toFixed(1),
+      'p95 ms': p95(ms[0]).toFixed(1),
+      'vs baseline': ratio(baseline, baseline),
+    },
+  ];
   for (const count of EARLIER) {
-    table.push({ 'earlier anonymous events': String(count), 'ms (median)': median(ms[count]).toFixed(1), 'p95 ms': p95(ms[count]).toFixed(1), 'vs baseline': ratio(median(ms[count]), baseline) });
+    table.push({
+      'earlier anonymous events': String(count),
+      'ms (median)': median(ms[count]).toFixed(1),
+      'p95 ms': p95(ms[count]).toFixed(1),
+      'vs baseline': ratio(median(ms[count]), baseline),
+    });
   }
-  printTable(`One $identify request on ${describeDatabase(pg)}, ${RUNS} runs each, ${BACKGROUND} other anonymous events stored`, table);
+  printTable(
+    `One $identify request on ${describeDatabase(pg)}, ${RUNS} runs each, ${BACKGROUND} other anonymous events stored`,
+    table,
+  );
   await handle.close();
 }
 

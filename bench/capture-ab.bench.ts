@@ -53,7 +53,9 @@ async function modulesOf(root: string): Promise<Modules> {
 
 /** A migrated database with a tenant and its existing persons; answers a function that ingests one batch. */
 async function openSide(modules: Modules, url: string | null) {
-  const handle = url ? await modules.database.openPostgres(url, 4) : await modules.database.openPGlite({ dataDir: null });
+  const handle = url
+    ? await modules.database.openPostgres(url, 4)
+    : await modules.database.openPGlite({ dataDir: null });
   if (url) {
     await sql`drop schema public cascade`.execute(handle.db);
     await sql`create schema public`.execute(handle.db);
@@ -63,10 +65,16 @@ async function openSide(modules: Modules, url: string | null) {
   const team = (await modules.factories.makeTenant(handle.db)).project;
   for (const batch of seedBatches(options.existing)) await modules.ingest.ingestEvents(deps, handle.db, team, batch);
   await sql`analyze`.execute(handle.db);
-  return { ingest: (batch: ownIngest.CaptureEvent[]) => modules.ingest.ingestEvents(deps, handle.db, team, batch), close: () => handle.close() };
+  return {
+    ingest: (batch: ownIngest.CaptureEvent[]) => modules.ingest.ingestEvents(deps, handle.db, team, batch),
+    close: () => handle.close(),
+  };
 }
 
-const own = await openSide({ database: ownDatabase, migrate: ownMigrate, ingest: ownIngest, factories: ownFactories }, args.pg ?? null);
+const own = await openSide(
+  { database: ownDatabase, migrate: ownMigrate, ingest: ownIngest, factories: ownFactories },
+  args.pg ?? null,
+);
 const base = await openSide(await modulesOf(args.base), args['pg-base'] ?? null);
 const sides = { base, own };
 const ms = { base: [] as number[], own: [] as number[] };
@@ -83,8 +91,22 @@ for (let b = -20; b < BATCHES; b++) {
 await own.close();
 await base.close();
 const baseline = median(ms.base);
-const share = options.anonymous > 0 ? `${Math.round(options.anonymous * 100)} % personless $pageviews, the rest` : 'batches of 100:';
-printTable(`Capture A/B on ${describeDatabase(args.pg ?? null)}, ${BATCHES} batches each, ${share} half new persons, half $set on ${options.existing} existing`, [
-  { code: `${args.base} (baseline)`, 'ms per batch (median)': baseline.toFixed(2), 'vs baseline': ratio(baseline, baseline) },
-  { code: 'this checkout', 'ms per batch (median)': median(ms.own).toFixed(2), 'vs baseline': ratio(median(ms.own), baseline) },
-]);
+const share =
+  options.anonymous > 0
+    ? `${Math.round(options.anonymous * 100)} % personless $pageviews, the rest`
+    : 'batches of 100:';
+printTable(
+  `Capture A/B on ${describeDatabase(args.pg ?? null)}, ${BATCHES} batches each, ${share} half new persons, half $set on ${options.existing} existing`,
+  [
+    {
+      code: `${args.base} (baseline)`,
+      'ms per batch (median)': baseline.toFixed(2),
+      'vs baseline': ratio(baseline, baseline),
+    },
+    {
+      code: 'this checkout',
+      'ms per batch (median)': median(ms.own).toFixed(2),
+      'vs baseline': ratio(median(ms.own), baseline),
+    },
+  ],
+);

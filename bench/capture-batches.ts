@@ -25,7 +25,12 @@ export function captureBatches(round: string, count: number, options: BatchOptio
       // Spreads the share evenly: event n is personless when the running share steps past an integer.
       if (Math.floor((n + 1) * options.anonymous) > Math.floor(n * options.anonymous)) {
         const visitor = `visitor-${Math.floor(Math.random() * VISITORS)}`;
-        const properties = { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $process_person_profile: false, round };
+        const properties = {
+          $lib: 'bench',
+          $current_url: `https://example.com/page/${n % 50}`,
+          $process_person_profile: false,
+          round,
+        };
         batch.push({ event: '$pageview', distinct_id: visitor, uuid: uuidV7(), timestamp, properties });
         continue;
       }
@@ -37,7 +42,9 @@ export function captureBatches(round: string, count: number, options: BatchOptio
         uuid: uuidV7(),
         timestamp,
         properties: { $lib: 'bench', $current_url: `https://example.com/page/${n % 50}`, $browser: 'Firefox', round },
-        $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
+        $set: fresh
+          ? { email: `${distinctId}@example.com`, plan: 'free' }
+          : { plan: `plan-${n % 7}`, [`seen_${round}`]: n },
       });
     }
     batches.push(batch);
@@ -49,7 +56,13 @@ export function captureBatches(round: string, count: number, options: BatchOptio
 export function seedBatches(existing: number): CaptureEvent[][] {
   const batches: CaptureEvent[][] = [];
   for (let i = 0; i < existing; i += 500) {
-    batches.push(Array.from({ length: Math.min(500, existing - i) }, (_, j) => ({ event: 'seed', distinct_id: `existing-${i + j}`, $set: { plan: 'free' } })));
+    batches.push(
+      Array.from({ length: Math.min(500, existing - i) }, (_, j) => ({
+        event: 'seed',
+        distinct_id: `existing-${i + j}`,
+        $set: { plan: 'free' },
+      })),
+    );
   }
   return batches;
 }

@@ -22,7 +22,19 @@ import type { App } from '../src/http/route-module.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
 import { captureBatches, seedBatches, VISITORS } from './capture-batches.ts';
-import { DEFAULT_CITUS_WORKERS, describeCitus, describeDatabase, formatRate, median, openBenchDatabase, openCitusBenchDatabase, printTable, ratio, timed, type Row } from './lib.ts';
+import {
+  DEFAULT_CITUS_WORKERS,
+  describeCitus,
+  describeDatabase,
+  formatRate,
+  median,
+  openBenchDatabase,
+  openCitusBenchDatabase,
+  printTable,
+  ratio,
+  timed,
+  type Row,
+} from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +54,8 @@ const EXISTING = Number(args.existing);
 const ROUNDS = Number(args.rounds);
 const ANONYMOUS = Number(args.anonymous);
 
-const makeBatches = (round: string, count: number) => captureBatches(round, count, { batch: BATCH, existing: EXISTING, anonymous: ANONYMOUS });
+const makeBatches = (round: string, count: number) =>
+  captureBatches(round, count, { batch: BATCH, existing: EXISTING, anonymous: ANONYMOUS });
 
 /** The baseline: the same events as rows, one multi-row INSERT per batch, no person work. */
 async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
@@ -80,11 +93,18 @@ interface Target {
 
 /** Gzipped bodies of the batches: the client's compression is not the server's cost. */
 const gzipBodies = (team: TeamRow, batches: CaptureEvent[][]) =>
-  batches.map((batch) => zlib.gzipSync(JSON.stringify({ api_key: team.api_token, batch, sent_at: new Date().toISOString() })));
+  batches.map((batch) =>
+    zlib.gzipSync(JSON.stringify({ api_key: team.api_token, batch, sent_at: new Date().toISOString() })),
+  );
 
 async function postAll(app: App, bodies: Buffer[]) {
   for (const body of bodies) {
-    const response = await app.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: body });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/batch/',
+      headers: { 'content-type': 'application/json' },
+      payload: body,
+    });
     if (response.statusCode !== 200) throw new Error(`capture answered ${response.statusCode}: ${response.body}`);
   }
 }
@@ -108,7 +128,13 @@ async function main() {
   const pg = args.pg ?? null;
   if (args.citus && !pg) throw new Error('--citus is measured beside PostgreSQL: give --pg too');
   const targets = [await prepare(describeDatabase(pg), await openBenchDatabase(pg, 4))];
-  if (args.citus) targets.push(await prepare(describeCitus(args.citus, args['citus-workers']), await openCitusBenchDatabase(args.citus, args['citus-workers'], 4)));
+  if (args.citus)
+    targets.push(
+      await prepare(
+        describeCitus(args.citus, args['citus-workers']),
+        await openCitusBenchDatabase(args.citus, args['citus-workers'], 4),
+      ),
+    );
 
   // The paths (and databases) take turns batch by batch, so the shared machine's load falls on all alike.
   for (let round = 0; round < ROUNDS; round++) {
@@ -137,22 +163,30 @@ async function main() {
     ['ingest', 'ingestEvents (persons + events, one transaction per batch)'],
     ['http', 'POST /batch/ (gzip JSON, app.inject)'],
   ] as const;
-  const mix = ANONYMOUS > 0
-    ? `${Math.round(ANONYMOUS * 100)} % personless $pageviews of ${VISITORS} visitors, the rest half new persons, half $set on ${EXISTING} existing`
-    : `half new persons, half $set on ${EXISTING} existing`;
+  const mix =
+    ANONYMOUS > 0
+      ? `${Math.round(ANONYMOUS * 100)} % personless $pageviews of ${VISITORS} visitors, the rest half new persons, half $set on ${EXISTING} existing`
+      : `half new persons, half $set on ${EXISTING} existing`;
   for (const target of targets) {
     const baseline = median(target.rates.raw);
     const rows: Row[] = paths.map(([key, path]) => ({
-      path, 'events/s (median)': formatRate(median(target.rates[key])), 'vs baseline': ratio(median(target.rates[key]), baseline),
+      path,
+      'events/s (median)': formatRate(median(target.rates[key])),
+      'vs baseline': ratio(median(target.rates[key]), baseline),
     }));
     printTable(`Capture on ${target.label}: ${EVENTS} events × ${ROUNDS} rounds, batches of ${BATCH}, ${mix}`, rows);
   }
   if (targets.length === 2) {
     const [single, cluster] = targets;
-    printTable('Citus beside PostgreSQL, same run (events/s of the cluster over those of the single server)', paths.map(([key, path]) => ({
-      path, 'PostgreSQL events/s': formatRate(median(single.rates[key])), 'Citus events/s': formatRate(median(cluster.rates[key])),
-      'Citus / PostgreSQL': ratio(median(cluster.rates[key]), median(single.rates[key])),
-    })));
+    printTable(
+      'Citus beside PostgreSQL, same run (events/s of the cluster over those of the single server)',
+      paths.map(([key, path]) => ({
+        path,
+        'PostgreSQL events/s': formatRate(median(single.rates[key])),
+        'Citus events/s': formatRate(median(cluster.rates[key])),
+        'Citus / PostgreSQL': ratio(median(cluster.rates[key]), median(single.rates[key])),
+      })),
+    );
   }
   for (const target of targets) {
     await target.app.close();

@@ -42,7 +42,8 @@ export interface ProfileSummary {
   ownTotals: Row[];
 }
 
-const nameOf = (frame: CallFrame) => `${frame.functionName || '(anonymous)'} ${frame.url ? `${placeOf(frame.url)}:${frame.lineNumber + 1}` : ''}`.trim();
+const nameOf = (frame: CallFrame) =>
+  `${frame.functionName || '(anonymous)'} ${frame.url ? `${placeOf(frame.url)}:${frame.lineNumber + 1}` : ''}`.trim();
 
 export function summarizeProfile(file: string, top = 25): ProfileSummary {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
@@ -78,8 +79,18 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     [...totals.entries()]
       .sort((x, y) => y[1] - x[1])
       .slice(0, top)
-      .map(([name, ms]) => ({ [column]: name, [msColumn]: ms.toFixed(0), 'of busy': `${((100 * ms) / busy).toFixed(1)} %` }));
-  return { totalMs, idleMs, functions: rows(functions, 'function'), places: rows(places, 'where'), ownTotals: rows(ownTotals, 'herd function (with callees)', 'total ms') };
+      .map(([name, ms]) => ({
+        [column]: name,
+        [msColumn]: ms.toFixed(0),
+        'of busy': `${((100 * ms) / busy).toFixed(1)} %`,
+      }));
+  return {
+    totalMs,
+    idleMs,
+    functions: rows(functions, 'function'),
+    places: rows(places, 'where'),
+    ownTotals: rows(ownTotals, 'herd function (with callees)', 'total ms'),
+  };
 }
 
 export function printProfile(file: string, top = 25) {
@@ -92,6 +103,9 @@ export function printProfile(file: string, top = 25) {
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '30' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { top: { type: 'string', default: '30' } },
+    allowPositionals: true,
+  });
   for (const file of positionals) printProfile(file, Number(values.top));
 }

@@ -9,7 +9,15 @@ import { parseArgs } from 'node:util';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
-import { DEFAULT_CITUS_WORKERS, describeCitus, median, openCitusBenchDatabase, printTable, ratio, timed } from './lib.ts';
+import {
+  DEFAULT_CITUS_WORKERS,
+  describeCitus,
+  median,
+  openCitusBenchDatabase,
+  printTable,
+  ratio,
+  timed,
+} from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +56,9 @@ async function seed(db: Db, teamId: number): Promise<void> {
   for (const month of ['2023-12', '2024-01', '2024-02']) {
     const from = `${month}-01`;
     await sql`create table ${sql.id(`events_monthly_${month.replace('-', '_')}`)} partition of events_monthly
-      for values from (${sql.lit(from)}) to (${sql.lit(`${month === '2024-02' ? '2024-03' : month === '2024-01' ? '2024-02' : '2024-01'}-01`)})`.execute(db);
+      for values from (${sql.lit(from)}) to (${sql.lit(`${month === '2024-02' ? '2024-03' : month === '2024-01' ? '2024-02' : '2024-01'}-01`)})`.execute(
+      db,
+    );
   }
   await sql`alter table events_monthly add primary key (team_id, distinct_id, id, timestamp)`.execute(db);
   await sql`create index on events_monthly (team_id, event, timestamp) include (person_id, id)`.execute(db);
@@ -65,13 +75,22 @@ function shapes(table: Table, teamId: number): [string, RawBuilder<unknown>][] {
   const t = sql.table(table);
   return [
     ['count(*) of the month', sql`select count(*) from ${t} where team_id = ${teamId} and ${MONTH}`],
-    ['trends: pageviews per person, top 100', sql`select person_id, count(*) from ${t} where team_id = ${teamId} and event = '$pageview' and ${MONTH}
-      group by person_id order by count(*) desc, person_id limit 100`],
-    ['lifecycle: distinct (person, day) of pageviews', sql`select count(*) from (select distinct person_id, date_trunc('day', timestamp) from ${t}
-      where team_id = ${teamId} and event = '$pageview' and ${MONTH}) d`],
-    ['funnel: each person\'s first signup after a pageview', sql`select count(*) from (select person_id, min(timestamp) filter (where event = 'signup') as s,
+    [
+      'trends: pageviews per person, top 100',
+      sql`select person_id, count(*) from ${t} where team_id = ${teamId} and event = '$pageview' and ${MONTH}
+      group by person_id order by count(*) desc, person_id limit 100`,
+    ],
+    [
+      'lifecycle: distinct (person, day) of pageviews',
+      sql`select count(*) from (select distinct person_id, date_trunc('day', timestamp) from ${t}
+      where team_id = ${teamId} and event = '$pageview' and ${MONTH}) d`,
+    ],
+    [
+      "funnel: each person's first signup after a pageview",
+      sql`select count(*) from (select person_id, min(timestamp) filter (where event = 'signup') as s,
       min(timestamp) filter (where event = '$pageview') as p from ${t} where team_id = ${teamId} and event in ('$pageview', 'signup') and ${MONTH}
-      group by person_id) f where s > p`],
+      group by person_id) f where s > p`,
+    ],
   ];
 }
 
@@ -99,7 +118,10 @@ async function main() {
   const tenant = await makeTenant(db);
   const teamId = tenant.project.id;
   const seedMs = (await timed(() => seed(db, teamId))).ms;
-  const byTable = Object.fromEntries(TABLES.map((table) => [table, shapes(table, teamId)])) as Record<Table, [string, RawBuilder<unknown>][]>;
+  const byTable = Object.fromEntries(TABLES.map((table) => [table, shapes(table, teamId)])) as Record<
+    Table,
+    [string, RawBuilder<unknown>][]
+  >;
   const rows = [];
   for (let i = 0; i < byTable.events.length; i++) {
     const samples: Record<Table, number[]> = { events: [], events_columnar: [], events_monthly: [] };
@@ -118,7 +140,10 @@ async function main() {
       'partitions / heap': ratio(median(samples.events_monthly), heap),
     });
   }
-  printTable(`Events storage on ${describeCitus(args.url, args.workers)}: ${EVENTS} events, ${PERSONS} persons (seeded in ${(seedMs / 1000).toFixed(0)} s), median of ${RUNS}`, rows);
+  printTable(
+    `Events storage on ${describeCitus(args.url, args.workers)}: ${EVENTS} events, ${PERSONS} persons (seeded in ${(seedMs / 1000).toFixed(0)} s), median of ${RUNS}`,
+    rows,
+  );
 
   // A partitioned table's size is that of its partitions.
   const sizes = await sql<{ table: string; size: string }>`select t as table, pg_size_pretty(coalesce(
@@ -131,11 +156,17 @@ async function main() {
     writes.push({
       table,
       'size (table + indexes)': sizes.rows.find((row) => row.table === table)?.size ?? '',
-      "merge: a person's events to another": await tryWrite(db, sql`update ${t} set person_id = 2 where team_id = ${teamId} and person_id = 1`),
-      "deletion batch: a person's events": await tryWrite(db, sql`delete from ${t} where team_id = ${teamId} and person_id = 3`),
+      "merge: a person's events to another": await tryWrite(
+        db,
+        sql`update ${t} set person_id = 2 where team_id = ${teamId} and person_id = 1`,
+      ),
+      "deletion batch: a person's events": await tryWrite(
+        db,
+        sql`delete from ${t} where team_id = ${teamId} and person_id = 3`,
+      ),
     });
   }
-  printTable('Sizes, and herd\'s writes to stored events (each rolled back)', writes);
+  printTable("Sizes, and herd's writes to stored events (each rolled back)", writes);
   await handle.close();
 }
 

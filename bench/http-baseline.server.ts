@@ -34,7 +34,8 @@ const ANONYMOUS = /^([a-z0-9]+-){4}([a-z0-9]+)$/;
 function displayName(row: PersonRow): string {
   for (const key of NAMING_KEYS) {
     const value = row.properties[key];
-    if (value !== undefined && value !== null && value !== '') return typeof value === 'string' ? value : JSON.stringify(value);
+    if (value !== undefined && value !== null && value !== '')
+      return typeof value === 'string' ? value : JSON.stringify(value);
   }
   return row.distinct_ids.find((id) => !ANONYMOUS.test(id)) ?? row.distinct_ids[0] ?? String(row.id);
 }
@@ -77,7 +78,10 @@ async function servePersons(pool: pg.Pool, grants: Map<string, KeyGrant>) {
     if (projectId === null) return reply;
     const id = (request.params as { id: string }).id;
     if (!/^\d{1,15}$/.test(id)) return fail(reply, 404, 'invalid_request', 'not_found', 'Not found.');
-    const { rows } = await pool.query<PersonRow>(`select ${PERSON_COLUMNS} from persons p where p.team_id = $1 and p.id = $2`, [projectId, id]);
+    const { rows } = await pool.query<PersonRow>(
+      `select ${PERSON_COLUMNS} from persons p where p.team_id = $1 and p.id = $2`,
+      [projectId, id],
+    );
     return rows.length === 0 ? fail(reply, 404, 'invalid_request', 'not_found', 'Not found.') : toWire(rows[0]);
   });
 
@@ -133,7 +137,12 @@ async function servePersons(pool: pg.Pool, grants: Map<string, KeyGrant>) {
 
 /** Every active user's keys, each with the projects of the organizations the user belongs to. */
 async function loadGrants(pool: pg.Pool): Promise<Map<string, KeyGrant>> {
-  const { rows } = await pool.query<{ secure_value: string; scopes: string[]; scoped_teams: number[] | null; projects: number[] }>(
+  const { rows } = await pool.query<{
+    secure_value: string;
+    scopes: string[];
+    scoped_teams: number[] | null;
+    projects: number[];
+  }>(
     `select k.secure_value, k.scopes, k.scoped_teams, array_agg(t.id) as projects
      from personal_api_keys k
      join users u on u.id = k.user_id and u.is_active
@@ -151,7 +160,10 @@ async function loadGrants(pool: pg.Pool): Promise<Map<string, KeyGrant>> {
 }
 
 if (!process.argv.includes('--hello')) {
-  const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, max: Number(process.env.BASELINE_POOL_SIZE ?? 10) });
+  const pool = new pg.Pool({
+    connectionString: process.env.BASELINE_DATABASE_URL,
+    max: Number(process.env.BASELINE_POOL_SIZE ?? 10),
+  });
   await servePersons(pool, await loadGrants(pool));
 }
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });

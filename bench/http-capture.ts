@@ -46,7 +46,12 @@ export function makeBatches(tag: string, count: number, size: number): BenchEven
           distinct_id: distinctId,
           uuid: crypto.randomUUID(),
           timestamp: new Date().toISOString(),
-          properties: { $lib: 'bench', $current_url: `https://example.com/page/${index % 50}`, $browser: 'Firefox', round: tag },
+          properties: {
+            $lib: 'bench',
+            $current_url: `https://example.com/page/${index % 50}`,
+            $browser: 'Firefox',
+            round: tag,
+          },
           $set: fresh ? { email: `${distinctId}@example.com`, plan: 'free' } : { plan: `plan-${index % 7}` },
         };
       }),
@@ -70,7 +75,11 @@ async function inParallel<T>(items: T[], senders: number, work: (item: T) => Pro
 export function sendToHerd(url: string, token: string, batches: BenchEvent[][], senders: number): Promise<number> {
   const bodies = batches.map((batch) => JSON.stringify({ api_key: token, batch, sent_at: new Date().toISOString() }));
   return inParallel(bodies, senders, async (body) => {
-    const response = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(`${url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`POST /batch/ answered ${response.status}: ${text.slice(0, 300)}`);
   });
@@ -86,14 +95,29 @@ const insertText = (rows: number) =>
 function insertRaw(pool: pg.Pool, teamId: number, batches: BenchEvent[][], senders: number): Promise<number> {
   const statements = batches.map((batch) => ({
     text: insertText(batch.length),
-    values: batch.flatMap((event) => [teamId, event.uuid, event.event, event.distinct_id, null, JSON.stringify({ ...event.properties, $set: event.$set }), '{}', event.timestamp]),
+    values: batch.flatMap((event) => [
+      teamId,
+      event.uuid,
+      event.event,
+      event.distinct_id,
+      null,
+      JSON.stringify({ ...event.properties, $set: event.$set }),
+      '{}',
+      event.timestamp,
+    ]),
   }));
   return inParallel(statements, senders, async (statement) => {
     await pool.query(statement);
   });
 }
 
-export async function runCapture(herdUrl: string, databaseUrl: string, teamId: number, token: string, timing: CaptureTiming): Promise<CaptureResult> {
+export async function runCapture(
+  herdUrl: string,
+  databaseUrl: string,
+  teamId: number,
+  token: string,
+  timing: CaptureTiming,
+): Promise<CaptureResult> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: timing.senders });
   try {
     const perRound = Math.ceil(timing.events / (2 * timing.sets));
@@ -110,7 +134,14 @@ export async function runCapture(herdUrl: string, databaseUrl: string, teamId: n
     const rawEvents = perRound * raw.length;
     const herdEventsPerSecond = herdEvents / total(herd);
     const rawEventsPerSecond = rawEvents / total(raw);
-    return { senders: timing.senders, herdEventsPerSecond, rawEventsPerSecond, ratio: herdEventsPerSecond / rawEventsPerSecond, herdEvents, rawEvents };
+    return {
+      senders: timing.senders,
+      herdEventsPerSecond,
+      rawEventsPerSecond,
+      ratio: herdEventsPerSecond / rawEventsPerSecond,
+      herdEvents,
+      rawEvents,
+    };
   } finally {
     await pool.end();
   }

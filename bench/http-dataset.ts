@@ -51,12 +51,14 @@ async function withAdmin<T>(baseUrl: string, work: (admin: Admin) => Promise<T>)
 /** Keyed by the migrations' text and the seed's version: an edited schema never reuses a stale template. */
 function schemaTag(): string {
   const hash = crypto.createHash('sha1').update(SEED_VERSION);
-  for (const name of Object.keys(migrations)) hash.update(name).update(fs.readFileSync(new URL(`../src/db/migrations/${name}.ts`, import.meta.url)));
+  for (const name of Object.keys(migrations))
+    hash.update(name).update(fs.readFileSync(new URL(`../src/db/migrations/${name}.ts`, import.meta.url)));
   return hash.digest('hex').slice(0, 8);
 }
 
 const exists = async (admin: Admin, name: string) =>
-  (await sql<{ n: number }>`select count(*)::int as n from pg_database where datname = ${name}`.execute(admin)).rows[0].n > 0;
+  (await sql<{ n: number }>`select count(*)::int as n from pg_database where datname = ${name}`.execute(admin)).rows[0]
+    .n > 0;
 
 /** Persons `count` of a team, ids contiguous from the returned first id, two distinct ids each. */
 async function seedPersons(db: Db, teamId: number, count: number, distinctPrefix: string): Promise<number> {
@@ -68,9 +70,13 @@ async function seedPersons(db: Db, teamId: number, count: number, distinctPrefix
         '$initial_current_url', 'https://example.com/landing/' || (g % 40), 'signup_count', g % 7)
       , true, ${START}::timestamptz + g * interval '1 second'
     from generate_series(1, ${count}::integer) g`.execute(db);
-  const range = await sql<{ first: number; last: number }>`select min(id) as first, max(id) as last from persons where team_id = ${teamId}::integer`.execute(db);
+  const range = await sql<{
+    first: number;
+    last: number;
+  }>`select min(id) as first, max(id) as last from persons where team_id = ${teamId}::integer`.execute(db);
   const { first, last } = range.rows[0];
-  if (Number(last) - Number(first) + 1 !== count) throw new Error(`persons of team ${teamId} are not contiguous: ${first}..${last}`);
+  if (Number(last) - Number(first) + 1 !== count)
+    throw new Error(`persons of team ${teamId} are not contiguous: ${first}..${last}`);
   // An anonymous id first (attached first, as an SDK does before identify), then the user's own.
   await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
     select ${teamId}::integer, d.distinct_id, p.id from persons p
@@ -102,16 +108,26 @@ async function seed(url: string, persons: number, events: number): Promise<Datas
     const aFirst = await seedPersons(db, a.project.id, persons, 'user-');
     const bFirst = await seedPersons(db, b.project.id, B_PERSONS, 'b-user-');
     await sql`insert into persons (team_id, uuid, properties, created_at)
-      select ${capture.id}::integer, gen_random_uuid(), jsonb_build_object('plan', 'free'), ${START}::timestamptz from generate_series(1, ${CAPTURE_EXISTING}::integer)`.execute(db);
+      select ${capture.id}::integer, gen_random_uuid(), jsonb_build_object('plan', 'free'), ${START}::timestamptz from generate_series(1, ${CAPTURE_EXISTING}::integer)`.execute(
+      db,
+    );
     await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
-      select team_id, 'existing-' || (row_number() over (order by id) - 1), id from persons where team_id = ${capture.id}::integer`.execute(db);
+      select team_id, 'existing-' || (row_number() over (order by id) - 1), id from persons where team_id = ${capture.id}::integer`.execute(
+      db,
+    );
     await seedEvents(db, a.project.id, aFirst, persons, events);
     // What autovacuum would have done by the time anyone reads: statistics and the visibility map.
     await sql`vacuum analyze`.execute(db);
     const meta: DatasetMeta = {
       persons,
       events,
-      a: { projectId: a.project.id, key: a.key, firstPersonId: aFirst, captureProjectId: capture.id, captureToken: capture.api_token },
+      a: {
+        projectId: a.project.id,
+        key: a.key,
+        firstPersonId: aFirst,
+        captureProjectId: capture.id,
+        captureToken: capture.api_token,
+      },
       b: { projectId: b.project.id, key: b.key, firstPersonId: bFirst, persons: B_PERSONS },
     };
     await sql`create schema bench_http`.execute(db);
@@ -129,7 +145,8 @@ async function seed(url: string, persons: number, events: number): Promise<Datas
  */
 export async function prepareDataset(baseUrl: string, persons: number, events: number): Promise<Dataset> {
   const working = parse(baseUrl).database;
-  if (!working || working === 'postgres') throw new Error(`--url must name a database of the bench's own, got ${baseUrl}`);
+  if (!working || working === 'postgres')
+    throw new Error(`--url must name a database of the bench's own, got ${baseUrl}`);
   const tag = schemaTag();
   const template = `${working}_tpl_${persons}_${events}_${tag}`;
   let seededSeconds: number | null = null;
@@ -142,7 +159,9 @@ export async function prepareDataset(baseUrl: string, persons: number, events: n
       await sql`drop database if exists ${sql.id(seeding)} with (force)`.execute(admin);
       await sql`create database ${sql.id(seeding)}`.execute(admin);
       const started = performance.now();
-      process.stdout.write(`seeding ${persons.toLocaleString('en')} persons and ${events.toLocaleString('en')} events into ${template} (once per size)\n`);
+      process.stdout.write(
+        `seeding ${persons.toLocaleString('en')} persons and ${events.toLocaleString('en')} events into ${template} (once per size)\n`,
+      );
       await seed(withDatabaseUrl(baseUrl, seeding), persons, events);
       seededSeconds = (performance.now() - started) / 1000;
       await sql`alter database ${sql.id(seeding)} rename to ${sql.id(template)}`.execute(admin);

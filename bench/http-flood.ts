@@ -46,7 +46,9 @@ async function waitForIdleDatabase(databaseUrl: string): Promise<number> {
   try {
     for (;;) {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid()`.execute(handle.db);
+        where datname = current_database() and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid()`.execute(
+        handle.db,
+      );
       if (rows[0].n === 0 || performance.now() - started > 300_000) return (performance.now() - started) / 1000;
       await pause(100);
     }
@@ -55,13 +57,22 @@ async function waitForIdleDatabase(databaseUrl: string): Promise<number> {
   }
 }
 
-export async function runFlood(herdUrl: string, databaseUrl: string, meta: DatasetMeta, timing: FloodTiming): Promise<FloodResult> {
+export async function runFlood(
+  herdUrl: string,
+  databaseUrl: string,
+  meta: DatasetMeta,
+  timing: FloodTiming,
+): Promise<FloodResult> {
   const a: Target = { name: 'A', url: herdUrl, headers: { authorization: `Bearer ${meta.a.key}` } };
   const b: Target = { name: 'B', url: herdUrl, headers: { authorization: `Bearer ${meta.b.key}` } };
   let seed = 0;
   const measureB = (seconds: number) => {
     const next = sequence(meta.b.persons, ++seed);
-    return probe(b, { connections: timing.probeConnections, seconds, path: () => `/api/projects/${meta.b.projectId}/persons/${meta.b.firstPersonId + next()}/` });
+    return probe(b, {
+      connections: timing.probeConnections,
+      seconds,
+      path: () => `/api/projects/${meta.b.projectId}/persons/${meta.b.firstPersonId + next()}/`,
+    });
   };
   const floodNext = sequence(meta.persons / 10, 11);
 
@@ -80,7 +91,12 @@ export async function runFlood(herdUrl: string, databaseUrl: string, meta: Datas
 
   await measureB(timing.warmupSeconds);
   const before = await measureB(timing.seconds);
-  const flood = startLoad(a, { connections: timing.floodConnections, seconds: 24 * 3600, path: () => floodPath(meta, floodNext), timeoutSeconds: 300 });
+  const flood = startLoad(a, {
+    connections: timing.floodConnections,
+    seconds: 24 * 3600,
+    path: () => floodPath(meta, floodNext),
+    timeoutSeconds: 300,
+  });
   await pause(timing.settleSeconds * 1000);
   const during = await measureB(timing.seconds);
   flood.stop();

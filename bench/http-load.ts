@@ -19,7 +19,10 @@ interface AutocannonInstance {
   on(event: 'response', listener: (client: unknown, status: number, bytes: number, milliseconds: number) => void): void;
   stop(): void;
 }
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
+type Autocannon = (
+  options: Record<string, unknown>,
+  done: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export interface Target {
@@ -60,10 +63,24 @@ export function startLoad(target: Target, spec: LoadSpec): { done: Promise<LoadR
   let instance: AutocannonInstance | undefined;
   const done = new Promise<LoadRun>((resolve, reject) => {
     instance = autocannon(
-      { url: target.url, connections: spec.connections, duration: spec.seconds, headers: target.headers, requests: [request], timeout: spec.timeoutSeconds ?? 30 },
+      {
+        url: target.url,
+        connections: spec.connections,
+        duration: spec.seconds,
+        headers: target.headers,
+        requests: [request],
+        timeout: spec.timeoutSeconds ?? 30,
+      },
       (error, result) => {
         if (error) return reject(error);
-        resolve({ responses, seconds: (performance.now() - started) / 1000, statuses, errors: result.errors, timeouts: result.timeouts, histogram });
+        resolve({
+          responses,
+          seconds: (performance.now() - started) / 1000,
+          statuses,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          histogram,
+        });
       },
     );
     instance.on('response', (_client, status, _bytes, milliseconds) => {
@@ -148,9 +165,22 @@ export function summarize(runs: LoadRun[]): Summary {
     timeouts += run.timeouts;
     for (const [status, count] of Object.entries(run.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
   }
-  const non2xx = Object.entries(statuses).reduce((sum, [status, count]) => (status.startsWith('2') ? sum : sum + count), 0);
+  const non2xx = Object.entries(statuses).reduce(
+    (sum, [status, count]) => (status.startsWith('2') ? sum : sum + count),
+    0,
+  );
   const percentile = (p: number) => (histogram.count === 0 ? NaN : histogram.percentile(p) / 1000);
-  return { responses, seconds, rps: seconds > 0 ? responses / seconds : 0, p50ms: percentile(50), p99ms: percentile(99), statuses, non2xx, errors, timeouts };
+  return {
+    responses,
+    seconds,
+    rps: seconds > 0 ? responses / seconds : 0,
+    p50ms: percentile(50),
+    p99ms: percentile(99),
+    statuses,
+    non2xx,
+    errors,
+    timeouts,
+  };
 }
 
 /** `sets` times A, B, B, A. */

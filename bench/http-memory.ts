@@ -18,22 +18,46 @@ export interface MemoryRun {
   reads: { retrieve: number; distinctId: number };
 }
 
-export async function measureMemory(checkout: string, dataset: Dataset, herd: ServerChild, options: { events: number; seconds: number }): Promise<MemoryRun> {
+export async function measureMemory(
+  checkout: string,
+  dataset: Dataset,
+  herd: ServerChild,
+  options: { events: number; seconds: number },
+): Promise<MemoryRun> {
   const { meta } = dataset;
   const watch = new RssWatch(herd.pid, 100);
   try {
     const afterStartMb = herd.rss() / MB;
-    const seconds = await sendToHerd(herd.url, meta.a.captureToken, makeBatches(`memory-${checkout}`, options.events, 100), 4);
+    const seconds = await sendToHerd(
+      herd.url,
+      meta.a.captureToken,
+      makeBatches(`memory-${checkout}`, options.events, 100),
+      4,
+    );
     const afterCaptureMb = herd.rss() / MB;
     const capturePeakMb = watch.takePeak() / MB;
     const target = { name: checkout, url: herd.url, headers: { authorization: `Bearer ${meta.a.key}` } };
     const next = sequence(meta.persons, 5);
     const base = `/api/projects/${meta.a.projectId}/persons`;
-    const retrieve = await runLoad(target, { connections: 32, seconds: options.seconds, path: () => `${base}/${meta.a.firstPersonId + next()}/` });
-    const distinct = await runLoad(target, { connections: 32, seconds: options.seconds, path: () => `${base}/?distinct_id=user-${meta.a.firstPersonId + next()}` });
+    const retrieve = await runLoad(target, {
+      connections: 32,
+      seconds: options.seconds,
+      path: () => `${base}/${meta.a.firstPersonId + next()}/`,
+    });
+    const distinct = await runLoad(target, {
+      connections: 32,
+      seconds: options.seconds,
+      path: () => `${base}/?distinct_id=user-${meta.a.firstPersonId + next()}`,
+    });
     return {
       checkout,
-      figures: { afterStartMb, capturePeakMb, afterCaptureMb, readPeakMb: watch.takePeak() / MB, baselineReadPeakMb: null },
+      figures: {
+        afterStartMb,
+        capturePeakMb,
+        afterCaptureMb,
+        readPeakMb: watch.takePeak() / MB,
+        baselineReadPeakMb: null,
+      },
       eventsPerSecond: options.events / seconds,
       reads: { retrieve: retrieve.responses / retrieve.seconds, distinctId: distinct.responses / distinct.seconds },
     };

@@ -14,8 +14,14 @@ export const HERD_SERVE = herdServeOf(ROOT);
  * runs it: with the node flags its package.json's start script passes, if any.
  */
 export function herdServeOf(root: string): string[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const flags = /\bnode ((?:--\S+ )*)src\/cli\/main\.ts serve/.exec(manifest.scripts?.start ?? '')?.[1].split(' ').filter(Boolean) ?? [];
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const flags =
+    /\bnode ((?:--\S+ )*)src\/cli\/main\.ts serve/
+      .exec(manifest.scripts?.start ?? '')?.[1]
+      .split(' ')
+      .filter(Boolean) ?? [];
   return [...flags, path.join(root, 'src/cli/main.ts'), 'serve'];
 }
 export const BASELINE_SERVE = [path.join(ROOT, 'bench/http-baseline.server.ts')];
@@ -48,9 +54,16 @@ function childEnv(port: number, env: ChildOptions['env']): NodeJS.ProcessEnv {
   return merged;
 }
 
-function spawnChild(port: number, options: ChildOptions): { child: ChildProcess; exited: Promise<void>; stderr: () => string } {
+function spawnChild(
+  port: number,
+  options: ChildOptions,
+): { child: ChildProcess; exited: Promise<void>; stderr: () => string } {
   const stdout = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...options.args], { cwd: options.cwd ?? ROOT, env: childEnv(port, options.env), stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...options.args], {
+    cwd: options.cwd ?? ROOT,
+    env: childEnv(port, options.env),
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   if (typeof stdout === 'number') fs.closeSync(stdout);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-10_000)));
@@ -131,7 +144,8 @@ export async function coldStart(options: ChildOptions): Promise<ColdStartRun> {
   const { child, exited, stderr } = spawnChild(port, options);
   try {
     for (;;) {
-      if ((await statusOf(`http://127.0.0.1:${port}/_health`)) === 200) return { ms: performance.now() - started, cpuMs: cpuSecondsOf(child.pid as number) * 1000 };
+      if ((await statusOf(`http://127.0.0.1:${port}/_health`)) === 200)
+        return { ms: performance.now() - started, cpuMs: cpuSecondsOf(child.pid as number) * 1000 };
       if (child.exitCode !== null) throw new Error(`cold start failed: ${stderr()}`);
       if (performance.now() - started > 600_000) throw new Error('cold start took over 600 s');
       await pause(5);

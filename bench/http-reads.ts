@@ -42,11 +42,41 @@ export function readScenarios(meta: DatasetMeta): ReadScenario[] {
   const base = `/api/projects/${meta.a.projectId}/persons`;
   const personId = (next: () => number) => meta.a.firstPersonId + next();
   return [
-    { id: 'health', label: 'GET /_health (baseline: bare Fastify hello world)', connections: 32, target: 0.6, path: () => '/_health' },
-    { id: 'retrieve', label: 'retrieve a person by id', connections: 32, target: 0.7, path: (next) => `${base}/${personId(next)}/` },
-    { id: 'distinct_id', label: '`?distinct_id=` lookup', connections: 32, target: 0.7, path: (next) => `${base}/?distinct_id=user-${personId(next)}` },
-    { id: 'list', label: 'list newest 100 + exact count', connections: 4, target: meta.persons >= 100_000 ? 1.5 : 1.2, path: () => `${base}/` },
-    { id: 'search', label: '`search=` exact distinct id', connections: 4, target: null, path: (next) => `${base}/?search=user-${personId(next)}` },
+    {
+      id: 'health',
+      label: 'GET /_health (baseline: bare Fastify hello world)',
+      connections: 32,
+      target: 0.6,
+      path: () => '/_health',
+    },
+    {
+      id: 'retrieve',
+      label: 'retrieve a person by id',
+      connections: 32,
+      target: 0.7,
+      path: (next) => `${base}/${personId(next)}/`,
+    },
+    {
+      id: 'distinct_id',
+      label: '`?distinct_id=` lookup',
+      connections: 32,
+      target: 0.7,
+      path: (next) => `${base}/?distinct_id=user-${personId(next)}`,
+    },
+    {
+      id: 'list',
+      label: 'list newest 100 + exact count',
+      connections: 4,
+      target: meta.persons >= 100_000 ? 1.5 : 1.2,
+      path: () => `${base}/`,
+    },
+    {
+      id: 'search',
+      label: '`search=` exact distinct id',
+      connections: 4,
+      target: null,
+      path: (next) => `${base}/?search=user-${personId(next)}`,
+    },
   ];
 }
 
@@ -65,11 +95,19 @@ async function checkSameAnswer(scenario: ReadScenario, persons: number, herd: Ta
     assert.equal(ours.status, 200);
     assert.deepEqual(theirs, ours);
   } catch {
-    throw new Error(`${scenario.id}: the baseline does not answer ${path} as herd does\nherd:     ${JSON.stringify(ours).slice(0, 600)}\nbaseline: ${JSON.stringify(theirs).slice(0, 600)}`);
+    throw new Error(
+      `${scenario.id}: the baseline does not answer ${path} as herd does\nherd:     ${JSON.stringify(ours).slice(0, 600)}\nbaseline: ${JSON.stringify(theirs).slice(0, 600)}`,
+    );
   }
 }
 
-export async function runRead(scenario: ReadScenario, persons: number, herd: Target, baseline: Target, timing: ReadTiming): Promise<ReadResult> {
+export async function runRead(
+  scenario: ReadScenario,
+  persons: number,
+  herd: Target,
+  baseline: Target,
+  timing: ReadTiming,
+): Promise<ReadResult> {
   await checkSameAnswer(scenario, persons, herd, baseline);
   const seeds = new Map<Target, number>();
   const spec = (target: Target, connections: number, seconds: number): LoadSpec => {
@@ -78,7 +116,8 @@ export async function runRead(scenario: ReadScenario, persons: number, herd: Tar
     const next = sequence(persons, seed);
     return { connections, seconds, path: () => scenario.path(next) };
   };
-  for (const target of [herd, baseline]) await runLoad(target, spec(target, scenario.connections, timing.warmupSeconds));
+  for (const target of [herd, baseline])
+    await runLoad(target, spec(target, scenario.connections, timing.warmupSeconds));
   const loaded = await abba(
     timing.sets,
     () => runLoad(herd, spec(herd, scenario.connections, timing.seconds)),
@@ -89,10 +128,17 @@ export async function runRead(scenario: ReadScenario, persons: number, herd: Tar
     () => runLoad(herd, spec(herd, 1, timing.soloSeconds)),
     () => runLoad(baseline, spec(baseline, 1, timing.soloSeconds)),
   );
-  const result = { herd: summarize(loaded.a), baseline: summarize(loaded.b), soloHerd: summarize(solo.a), soloBaseline: summarize(solo.b) };
+  const result = {
+    herd: summarize(loaded.a),
+    baseline: summarize(loaded.b),
+    soloHerd: summarize(solo.a),
+    soloBaseline: summarize(solo.b),
+  };
   for (const [side, summary] of Object.entries(result)) {
     if (summary.non2xx + summary.errors + summary.timeouts > 0) {
-      process.stdout.write(`WARNING ${scenario.id} ${side}: ${summary.non2xx} non-2xx, ${summary.errors} errors, ${summary.timeouts} timeouts ${JSON.stringify(summary.statuses)}\n`);
+      process.stdout.write(
+        `WARNING ${scenario.id} ${side}: ${summary.non2xx} non-2xx, ${summary.errors} errors, ${summary.timeouts} timeouts ${JSON.stringify(summary.statuses)}\n`,
+      );
     }
   }
   return {

@@ -64,8 +64,18 @@ export function printOthers(report: HttpReport) {
   const { capture, memory, coldStart, flood } = report;
   if (capture) {
     printTable(`Capture, ${capture.senders} senders, batches of 100 (ABBA rounds)`, [
-      { path: 'raw multi-row INSERT via pg (baseline)', events: capture.rawEvents.toLocaleString('en'), 'events/s': formatRate(capture.rawEventsPerSecond), ratio: times(1) },
-      { path: 'herd POST /batch/', events: capture.herdEvents.toLocaleString('en'), 'events/s': formatRate(capture.herdEventsPerSecond), ratio: times(capture.ratio) },
+      {
+        path: 'raw multi-row INSERT via pg (baseline)',
+        events: capture.rawEvents.toLocaleString('en'),
+        'events/s': formatRate(capture.rawEventsPerSecond),
+        ratio: times(1),
+      },
+      {
+        path: 'herd POST /batch/',
+        events: capture.herdEvents.toLocaleString('en'),
+        'events/s': formatRate(capture.herdEventsPerSecond),
+        ratio: times(capture.ratio),
+      },
     ]);
   }
   if (memory) {
@@ -78,21 +88,31 @@ export function printOthers(report: HttpReport) {
     ]);
   }
   if (report.memoryRuns.length > 0) {
-    printTable('herd resident memory (VmRSS, MB), each checkout on its own copy of the data', report.memoryRuns.map((run) => ({
-      checkout: run.checkout,
-      'after start': mb(run.figures.afterStartMb),
-      'capture peak': mb(run.figures.capturePeakMb),
-      'after capture': mb(run.figures.afterCaptureMb),
-      'read peak': mb(run.figures.readPeakMb),
-      'capture events/s': formatRate(run.eventsPerSecond),
-      'retrieve req/s': formatRate(run.reads.retrieve),
-      'distinct_id req/s': formatRate(run.reads.distinctId),
-    })));
+    printTable(
+      'herd resident memory (VmRSS, MB), each checkout on its own copy of the data',
+      report.memoryRuns.map((run) => ({
+        checkout: run.checkout,
+        'after start': mb(run.figures.afterStartMb),
+        'capture peak': mb(run.figures.capturePeakMb),
+        'after capture': mb(run.figures.afterCaptureMb),
+        'read peak': mb(run.figures.readPeakMb),
+        'capture events/s': formatRate(run.eventsPerSecond),
+        'retrieve req/s': formatRate(run.reads.retrieve),
+        'distinct_id req/s': formatRate(run.reads.distinctId),
+      })),
+    );
   }
   if (coldStart) {
     const row = (name: string, runs: ColdStartRun[]) => {
       const values = runs.map((run) => run.ms);
-      return { process: name, runs: values.length, 'median ms': medianOf(values).toFixed(0), 'min ms': sorted(values)[0].toFixed(0), 'max ms': sorted(values).at(-1)?.toFixed(0) ?? '', 'median CPU ms': medianOf(runs.map((run) => run.cpuMs)).toFixed(0) };
+      return {
+        process: name,
+        runs: values.length,
+        'median ms': medianOf(values).toFixed(0),
+        'min ms': sorted(values)[0].toFixed(0),
+        'max ms': sorted(values).at(-1)?.toFixed(0) ?? '',
+        'median CPU ms': medianOf(runs.map((run) => run.cpuMs)).toFixed(0),
+      };
     };
     printTable('Cold start to the first 200 on /_health', [
       row('herd serve, fresh PGlite DATA_DIR', coldStart.herd),
@@ -100,18 +120,31 @@ export function printOthers(report: HttpReport) {
       row('bare Fastify hello world (reference)', coldStart.bareFastify),
     ]);
   }
-  for (const [title, result] of [['bounds lifted', report.floodUnbounded], ['bounded (defaults)', flood]] as const) {
+  for (const [title, result] of [
+    ['bounds lifted', report.floodUnbounded],
+    ['bounded (defaults)', flood],
+  ] as const) {
     if (result) printFlood(title, result);
   }
 }
 
 function printFlood(title: string, flood: FloodResult) {
-  const line = (name: string, summary: Summary) => ({ 'B retrieves its own person': name, 'req/s': formatRate(summary.rps), 'p50 ms': ms(summary.p50ms), 'p99 ms': ms(summary.p99ms), responses: summary.responses, 'non-2xx': summary.non2xx + summary.errors + summary.timeouts });
-  printTable(`Flood, ${title}: ${flood.persons.toLocaleString('en')} persons in A's project; one regex list alone ${flood.regexAloneSeconds.toFixed(2)} s (${flood.regexAloneStatuses.join(', ')})`, [
-    line('without the flood', flood.without),
-    line('while A floods', flood.with),
-  ]);
-  const outcomes = Object.entries(flood.flood.statuses).map(([status, count]) => `${status}: ${count}`).join(', ') || 'none';
+  const line = (name: string, summary: Summary) => ({
+    'B retrieves its own person': name,
+    'req/s': formatRate(summary.rps),
+    'p50 ms': ms(summary.p50ms),
+    'p99 ms': ms(summary.p99ms),
+    responses: summary.responses,
+    'non-2xx': summary.non2xx + summary.errors + summary.timeouts,
+  });
+  printTable(
+    `Flood, ${title}: ${flood.persons.toLocaleString('en')} persons in A's project; one regex list alone ${flood.regexAloneSeconds.toFixed(2)} s (${flood.regexAloneStatuses.join(', ')})`,
+    [line('without the flood', flood.without), line('while A floods', flood.with)],
+  );
+  const outcomes =
+    Object.entries(flood.flood.statuses)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ') || 'none';
   process.stdout.write(
     `\nA's flood: ${flood.flood.responses} answers in ${flood.flood.seconds.toFixed(1)} s (${outcomes}; ${flood.flood.timeouts} timeouts, ${flood.flood.errors} errors); ` +
       `p50 ${ms(flood.flood.p50ms)} ms, p99 ${ms(flood.flood.p99ms)} ms; the database ran A's statements ${flood.drainSeconds.toFixed(1)} s after its clients left\n`,
@@ -121,17 +154,37 @@ function printFlood(title: string, flood: FloodResult) {
 /** Every measured figure beside its target in issue 14. */
 export function printTargets(report: HttpReport) {
   const rows: Row[] = [];
-  const add = (figure: string, measured: string, target: string, met: boolean) => rows.push({ figure, measured, target, met: met ? 'yes' : 'NO' });
+  const add = (figure: string, measured: string, target: string, met: boolean) =>
+    rows.push({ figure, measured, target, met: met ? 'yes' : 'NO' });
   for (const read of report.reads) {
-    if (read.target !== null) add(`${read.label} (${read.persons.toLocaleString('en')} persons)`, times(read.ratio), `≥ ${read.target}×`, read.ratio >= read.target);
+    if (read.target !== null)
+      add(
+        `${read.label} (${read.persons.toLocaleString('en')} persons)`,
+        times(read.ratio),
+        `≥ ${read.target}×`,
+        read.ratio >= read.target,
+      );
   }
-  if (report.capture) add('capture POST /batch/ vs raw INSERT', times(report.capture.ratio), '≥ 0.4×', report.capture.ratio >= 0.4);
+  if (report.capture)
+    add('capture POST /batch/ vs raw INSERT', times(report.capture.ratio), '≥ 0.4×', report.capture.ratio >= 0.4);
   const memory = report.memory;
-  if (memory?.afterCaptureMb != null) add('RSS right after capture', `${mb(memory.afterCaptureMb)} MB`, '≤ 250 MB', memory.afterCaptureMb <= 250);
-  if (memory?.readPeakMb != null) add('RSS under the read load (peak)', `${mb(memory.readPeakMb)} MB`, '≤ 250 MB', memory.readPeakMb <= 250);
+  if (memory?.afterCaptureMb != null)
+    add('RSS right after capture', `${mb(memory.afterCaptureMb)} MB`, '≤ 250 MB', memory.afterCaptureMb <= 250);
+  if (memory?.readPeakMb != null)
+    add('RSS under the read load (peak)', `${mb(memory.readPeakMb)} MB`, '≤ 250 MB', memory.readPeakMb <= 250);
   for (const run of report.memoryRuns.filter((run) => run.checkout === 'this')) {
-    add('RSS right after capture (memory scenario)', `${mb(run.figures.afterCaptureMb)} MB`, '≤ 250 MB', (run.figures.afterCaptureMb ?? Infinity) <= 250);
-    add('RSS under the read load (memory scenario, peak)', `${mb(run.figures.readPeakMb)} MB`, '≤ 250 MB', (run.figures.readPeakMb ?? Infinity) <= 250);
+    add(
+      'RSS right after capture (memory scenario)',
+      `${mb(run.figures.afterCaptureMb)} MB`,
+      '≤ 250 MB',
+      (run.figures.afterCaptureMb ?? Infinity) <= 250,
+    );
+    add(
+      'RSS under the read load (memory scenario, peak)',
+      `${mb(run.figures.readPeakMb)} MB`,
+      '≤ 250 MB',
+      (run.figures.readPeakMb ?? Infinity) <= 250,
+    );
   }
   if (report.coldStart) {
     const median = medianOf(report.coldStart.herd.map((run) => run.ms));

@@ -26,11 +26,31 @@ import { prepareDataset, type Dataset } from './http-dataset.ts';
 import { runFlood } from './http-flood.ts';
 import { measureMemory } from './http-memory.ts';
 import type { Target } from './http-load.ts';
-import { BASELINE_SERVE, coldStart, HERD_SERVE, herdServeOf, RssWatch, startServer, type ColdStartRun, type ServerChild } from './http-processes.ts';
+import {
+  BASELINE_SERVE,
+  coldStart,
+  HERD_SERVE,
+  herdServeOf,
+  RssWatch,
+  startServer,
+  type ColdStartRun,
+  type ServerChild,
+} from './http-processes.ts';
 import { readScenarios, runRead, type ReadResult, type ReadTiming } from './http-reads.ts';
 import { printOthers, printReads, printTargets, type HttpReport } from './http-report.ts';
 
-const ALL = ['cold_start', 'memory', 'health', 'retrieve', 'distinct_id', 'list', 'search', 'capture', 'list_small', 'flood'];
+const ALL = [
+  'cold_start',
+  'memory',
+  'health',
+  'retrieve',
+  'distinct_id',
+  'list',
+  'search',
+  'capture',
+  'list_small',
+  'flood',
+];
 const { values: args } = parseArgs({
   options: {
     url: { type: 'string', default: 'postgres://root@/herd_bench_http?host=/var/run/postgresql' },
@@ -56,9 +76,15 @@ const { values: args } = parseArgs({
   },
 });
 const selected = new Set(args.scenario.split(',').map((name) => name.trim()));
-for (const name of selected) if (!ALL.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ALL.join(', ')}`);
+for (const name of selected)
+  if (!ALL.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ALL.join(', ')}`);
 const number = (name: keyof typeof args) => Number(args[name]);
-const timing: ReadTiming = { seconds: number('duration'), warmupSeconds: number('warmup'), soloSeconds: number('solo'), sets: number('sets') };
+const timing: ReadTiming = {
+  seconds: number('duration'),
+  warmupSeconds: number('warmup'),
+  soloSeconds: number('solo'),
+  sets: number('sets'),
+};
 const RESULTS = path.join(import.meta.dirname, 'results');
 const PROFILES = path.join(RESULTS, 'prof');
 const MB = 1024 * 1024;
@@ -67,7 +93,9 @@ const log = (line: string) => process.stdout.write(`[${new Date().toISOString().
 function progress(read: ReadResult | undefined) {
   if (!read) return;
   const side = (summary: ReadResult['herd']) => `${Math.round(summary.rps)} req/s (p50 ${summary.p50ms.toFixed(2)} ms)`;
-  log(`  herd ${side(read.herd)}, baseline ${side(read.baseline)}: ${read.ratio.toFixed(2)}×; load average ${read.loadAverage[0].toFixed(1)}`);
+  log(
+    `  herd ${side(read.herd)}, baseline ${side(read.baseline)}: ${read.ratio.toFixed(2)}×; load average ${read.loadAverage[0].toFixed(1)}`,
+  );
 }
 
 /** Environment that lifts item 6's bounds: no statement time limit, slots no flood fills. */
@@ -79,22 +107,41 @@ const UNBOUNDED = {
   HEAVY_REQUESTS_PER_PROCESS: '1000',
 };
 
-function startHerd(dataset: Dataset, profile = false, extraEnv: Record<string, string> = {}, root: string | null = null): Promise<ServerChild> {
+function startHerd(
+  dataset: Dataset,
+  profile = false,
+  extraEnv: Record<string, string> = {},
+  root: string | null = null,
+): Promise<ServerChild> {
   return startServer('herd', {
     args: root ? herdServeOf(root) : HERD_SERVE,
     cwd: root ?? undefined,
-    env: { DATABASE_URL: dataset.url, RATE_LIMIT: 'off', LOG_LEVEL: args['log-level'], DATABASE_POOL_SIZE: args.pool, DELETION_SCHEDULE: 'off', DATA_DIR: undefined, ...extraEnv },
+    env: {
+      DATABASE_URL: dataset.url,
+      RATE_LIMIT: 'off',
+      LOG_LEVEL: args['log-level'],
+      DATABASE_POOL_SIZE: args.pool,
+      DELETION_SCHEDULE: 'off',
+      DATA_DIR: undefined,
+      ...extraEnv,
+    },
     nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`] : [],
     logFile: args['herd-log'],
   });
 }
 
 const startBaseline = (dataset: Dataset) =>
-  startServer('baseline', { args: BASELINE_SERVE, env: { BASELINE_DATABASE_URL: dataset.url, BASELINE_POOL_SIZE: args.pool } });
+  startServer('baseline', {
+    args: BASELINE_SERVE,
+    env: { BASELINE_DATABASE_URL: dataset.url, BASELINE_POOL_SIZE: args.pool },
+  });
 
 const targetsOf = (dataset: Dataset, herd: ServerChild, baseline: ServerChild): [Target, Target] => {
   const headers = { authorization: `Bearer ${dataset.meta.a.key}` };
-  return [{ name: 'herd', url: herd.url, headers }, { name: 'baseline', url: baseline.url, headers }];
+  return [
+    { name: 'herd', url: herd.url, headers },
+    { name: 'baseline', url: baseline.url, headers },
+  ];
 };
 
 /** A fresh DATA_DIR in `parent`, which coldStarts removes once all runs are done. */
@@ -121,14 +168,17 @@ async function coldStartRuns(parent: string): Promise<HttpReport['coldStart']> {
   const before: ColdStartRun[] = [];
   const bareFastify: ColdStartRun[] = [];
   const other = args['ab-root'] ?? null;
-  const line = (name: string, run: ColdStartRun | undefined) => (run ? `${name} ${run.ms.toFixed(0)} ms (${run.cpuMs.toFixed(0)} ms CPU)` : '');
+  const line = (name: string, run: ColdStartRun | undefined) =>
+    run ? `${name} ${run.ms.toFixed(0)} ms (${run.cpuMs.toFixed(0)} ms CPU)` : '';
   for (let run = 0; run < number('cold-runs'); run++) {
     // Alternating, so the machine's load falls on both alike.
     if (other && run % 2 === 1) before.push(await herdColdStart(other, parent));
     herd.push(await herdColdStart(null, parent));
     if (other && run % 2 === 0) before.push(await herdColdStart(other, parent));
     bareFastify.push(await coldStart({ args: [...BASELINE_SERVE, '--hello'], env: {} }));
-    log(`cold start ${run + 1}: ${[line('herd', herd.at(-1)), line('before', other ? before.at(-1) : undefined), line('bare Fastify', bareFastify.at(-1))].filter(Boolean).join(', ')}`);
+    log(
+      `cold start ${run + 1}: ${[line('herd', herd.at(-1)), line('before', other ? before.at(-1) : undefined), line('bare Fastify', bareFastify.at(-1))].filter(Boolean).join(', ')}`,
+    );
   }
   return { herd, before: other ? before : null, bareFastify };
 }
@@ -141,13 +191,24 @@ async function mainPhase(report: HttpReport) {
   const baseline = await startBaseline(dataset);
   const herdRss = new RssWatch(herd.pid);
   const baselineRss = new RssWatch(baseline.pid);
-  const memory: HttpReport['memory'] = { afterStartMb: herd.rss() / MB, capturePeakMb: null, afterCaptureMb: null, readPeakMb: null, baselineReadPeakMb: null };
+  const memory: HttpReport['memory'] = {
+    afterStartMb: herd.rss() / MB,
+    capturePeakMb: null,
+    afterCaptureMb: null,
+    readPeakMb: null,
+    baselineReadPeakMb: null,
+  };
   report.memory = memory;
   try {
     if (selected.has('capture')) {
       log(`capture: ${number('capture-events').toLocaleString('en')} events into herd, as many by raw INSERT`);
       const { meta } = dataset;
-      report.capture = await runCapture(herd.url, dataset.url, meta.a.captureProjectId, meta.a.captureToken, { events: number('capture-events'), senders: number('capture-senders'), batch: 100, sets: timing.sets });
+      report.capture = await runCapture(herd.url, dataset.url, meta.a.captureProjectId, meta.a.captureToken, {
+        events: number('capture-events'),
+        senders: number('capture-senders'),
+        batch: 100,
+        sets: timing.sets,
+      });
       memory.afterCaptureMb = herd.rss() / MB;
       memory.capturePeakMb = herdRss.takePeak() / MB;
     }
@@ -155,7 +216,9 @@ async function mainPhase(report: HttpReport) {
     baselineRss.takePeak();
     const [herdTarget, baselineTarget] = targetsOf(dataset, herd, baseline);
     for (const scenario of readScenarios(dataset.meta).filter((s) => reads.includes(s.id))) {
-      log(`${scenario.id}: ${scenario.connections} connections, ${timing.sets * 4} rounds of ${timing.seconds} s (ABBA), then solo`);
+      log(
+        `${scenario.id}: ${scenario.connections} connections, ${timing.sets * 4} rounds of ${timing.seconds} s (ABBA), then solo`,
+      );
       report.reads.push(await runRead(scenario, dataset.meta.persons, herdTarget, baselineTarget, timing));
       progress(report.reads.at(-1));
     }
@@ -179,8 +242,12 @@ async function memoryPhase(report: HttpReport) {
     const dataset = await prepareDataset(args.url, number('persons'), number('events'));
     const herd = await startHerd(dataset, false, {}, root);
     try {
-      log(`memory, ${checkout}: capture ${number('capture-events').toLocaleString('en')} events, then ${timing.seconds} s of retrieves and of distinct_id lookups`);
-      report.memoryRuns.push(await measureMemory(checkout, dataset, herd, { events: number('capture-events'), seconds: timing.seconds }));
+      log(
+        `memory, ${checkout}: capture ${number('capture-events').toLocaleString('en')} events, then ${timing.seconds} s of retrieves and of distinct_id lookups`,
+      );
+      report.memoryRuns.push(
+        await measureMemory(checkout, dataset, herd, { events: number('capture-events'), seconds: timing.seconds }),
+      );
     } finally {
       await herd.stop();
     }
@@ -207,14 +274,22 @@ async function smallListPhase(report: HttpReport) {
 
 async function floodPhase(report: HttpReport) {
   const dataset = await prepareDataset(args.url, number('flood-persons'), 0);
-  const floodTiming = { seconds: timing.seconds, warmupSeconds: timing.warmupSeconds, floodConnections: 16, probeConnections: 4, settleSeconds: 5 };
+  const floodTiming = {
+    seconds: timing.seconds,
+    warmupSeconds: timing.warmupSeconds,
+    floodConnections: 16,
+    probeConnections: 4,
+    settleSeconds: 5,
+  };
   const runs: [keyof Pick<HttpReport, 'flood' | 'floodUnbounded'>, Record<string, string>][] = [['flood', {}]];
   if (args['flood-unbounded']) runs.unshift(['floodUnbounded', UNBOUNDED]);
   for (const [slot, env] of runs) {
     const herd = await startHerd(dataset, false, env);
     try {
       const how = slot === 'flood' ? 'bounded (defaults)' : 'bounds lifted';
-      log(`flood, ${how}: ${number('flood-persons').toLocaleString('en')} persons, A keeps 16 regex lists in flight, B retrieves with 4 connections`);
+      log(
+        `flood, ${how}: ${number('flood-persons').toLocaleString('en')} persons, A keeps 16 regex lists in flight, B retrieves with 4 connections`,
+      );
       report[slot] = await runFlood(herd.url, dataset.url, dataset.meta, floodTiming);
     } finally {
       await herd.stop();
@@ -224,23 +299,41 @@ async function floodPhase(report: HttpReport) {
 
 function newestProfile(): string | null {
   if (!fs.existsSync(PROFILES)) return null;
-  const files = fs.readdirSync(PROFILES).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(PROFILES, f));
+  const files = fs
+    .readdirSync(PROFILES)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => path.join(PROFILES, f));
   return files.sort((x, y) => fs.statSync(y).mtimeMs - fs.statSync(x).mtimeMs)[0] ?? null;
 }
 
 async function main() {
   const started = performance.now();
-  const report: HttpReport = { reads: [], capture: null, memory: null, coldStart: null, flood: null, floodUnbounded: null, memoryRuns: [] };
+  const report: HttpReport = {
+    reads: [],
+    capture: null,
+    memory: null,
+    coldStart: null,
+    flood: null,
+    floodUnbounded: null,
+    memoryRuns: [],
+  };
   const context = {
     started: new Date().toISOString(),
-    commit: execSync('git rev-parse --short HEAD', { cwd: import.meta.dirname }).toString().trim(),
+    commit: execSync('git rev-parse --short HEAD', { cwd: import.meta.dirname })
+      .toString()
+      .trim(),
     node: process.version,
     cpus: os.cpus().length,
     loadAverageBefore: os.loadavg(),
     options: args,
   };
-  log(`commit ${context.commit}, ${context.cpus} cpus, load average ${context.loadAverageBefore.map((n) => n.toFixed(2)).join(' ')}`);
-  if (args['cpu-prof']) log('herd runs under --cpu-prof in the main phase: its figures are slowed by the profiler, read the profile, not the ratios');
+  log(
+    `commit ${context.commit}, ${context.cpus} cpus, load average ${context.loadAverageBefore.map((n) => n.toFixed(2)).join(' ')}`,
+  );
+  if (args['cpu-prof'])
+    log(
+      'herd runs under --cpu-prof in the main phase: its figures are slowed by the profiler, read the profile, not the ratios',
+    );
   if (selected.has('cold_start')) report.coldStart = await coldStarts();
   if (selected.has('memory')) await memoryPhase(report);
   await mainPhase(report);
@@ -251,13 +344,21 @@ async function main() {
   printOthers(report);
   printTargets(report);
   const minutes = (performance.now() - started) / 60_000;
-  log(`done in ${minutes.toFixed(1)} min, load average now ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  log(
+    `done in ${minutes.toFixed(1)} min, load average now ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
   const profileFile = args['cpu-prof'] ? newestProfile() : null;
   if (profileFile) printProfile(profileFile);
   fs.mkdirSync(RESULTS, { recursive: true });
   const out = args.out ?? path.join(RESULTS, `http-${context.started.replace(/[:.]/g, '-')}.json`);
   const profile = profileFile ? { file: profileFile, ...summarizeProfile(profileFile) } : null;
-  fs.writeFileSync(out, `${JSON.stringify({ ...context, minutes, loadAverageAfter: os.loadavg(), ...report, profile }, null, 2)}\n`);
+  fs.writeFileSync(
+    out,
+    `${JSON.stringify({ ...context, minutes, loadAverageAfter: os.loadavg(), ...report, profile }, null, 2)}\n`,
+  );
   log(`results: ${path.relative(process.cwd(), out)}`);
 }
 

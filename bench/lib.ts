@@ -39,7 +39,8 @@ export async function openCitusBenchDatabase(url: string, workers: string, poolS
 /** Default workers of a cluster from `.ci/citus.sh start`. */
 export const DEFAULT_CITUS_WORKERS = '127.0.0.1:55433,127.0.0.1:55434';
 
-export const describeDatabase = (pgUrl: string | null) => (pgUrl ? `PostgreSQL (${pgUrl.replace(/\/\/[^@/]*@/, '//')})` : 'PGlite (in memory)');
+export const describeDatabase = (pgUrl: string | null) =>
+  pgUrl ? `PostgreSQL (${pgUrl.replace(/\/\/[^@/]*@/, '//')})` : 'PGlite (in memory)';
 export const describeCitus = (url: string, workers: string) =>
   `Citus 3 nodes (coordinator ${url.replace(/\/\/[^@/]*@/, '//')}, workers ${workers})`;
 

@@ -14,7 +14,13 @@ import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/databas
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { parsePropertyFilter } from '../src/filters/property-filter.ts';
-import { countPersons, findPerson, iteratePersons, listPersons, type PersonFilters } from '../src/modules/persons/persons.repository.ts';
+import {
+  countPersons,
+  findPerson,
+  iteratePersons,
+  listPersons,
+  type PersonFilters,
+} from '../src/modules/persons/persons.repository.ts';
 import { makeTenant, type Tenant } from '../test/helpers/factories.ts';
 import type { App } from '../src/http/route-module.ts';
 import { DEFAULT_CITUS_WORKERS, openCitusBenchDatabase } from './lib.ts';
@@ -54,7 +60,9 @@ async function seed(handle: DatabaseHandle, teamId: number, from: number, to: nu
     from generate_series(${from}::integer, ${to}::integer) g`.execute(handle.db);
   await sql`insert into person_distinct_ids (team_id, distinct_id, person_id)
     select team_id, 'user-' || (properties ->> 'name'), id from persons p
-    where team_id = ${teamId}::integer and not exists (select 1 from person_distinct_ids d where d.team_id = p.team_id and d.person_id = p.id)`.execute(handle.db);
+    where team_id = ${teamId}::integer and not exists (select 1 from person_distinct_ids d where d.team_id = p.team_id and d.person_id = p.id)`.execute(
+    handle.db,
+  );
   await sql`analyze`.execute(handle.db);
   return performance.now() - started;
 }
@@ -85,7 +93,12 @@ interface Target {
 
 async function prepare(label: string, handle: DatabaseHandle): Promise<Target> {
   const tenant = await makeTenant(handle.db);
-  const app = await buildApp({ db: handle.db, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') });
+  const app = await buildApp({
+    db: handle.db,
+    config: defaultConfig({ rateLimit: false }),
+    clock: { now: () => new Date() },
+    log: createLogger('silent'),
+  });
   return { label, handle, tenant, teamId: tenant.project.id, app };
 }
 
@@ -105,7 +118,13 @@ async function operations(target: Target, size: number): Promise<Measure[]> {
   const rawPage = (filters: PersonFilters, offset: number) =>
     Promise.all([countPersons(db, teamId, filters), listPersons(db, teamId, filters, { limit: 100, offset })]);
   const probe = Math.max(1, Math.floor(size / 2));
-  const [person] = (await sql<{ id: number }>`select id from persons where team_id = ${teamId}::integer order by id limit 1 offset ${probe - 1}::integer`.execute(db)).rows;
+  const [person] = (
+    await sql<{
+      id: number;
+    }>`select id from persons where team_id = ${teamId}::integer order by id limit 1 offset ${probe - 1}::integer`.execute(
+      db,
+    )
+  ).rows;
   const filter = encodeURIComponent(JSON.stringify([{ key: 'email', value: `user${probe}@`, operator: 'icontains' }]));
   return [
     // The floor every API call pays (key, project and membership checks), beside a trivial query.
@@ -113,9 +132,16 @@ async function operations(target: Target, size: number): Promise<Measure[]> {
     ['retrieve by id', () => get(`${base}/${person.id}/`), () => findPerson(db, teamId, { id: person.id })],
     ['list, page 1 (limit 100, with count)', () => get(`${base}/`), () => rawPage({}, 0)],
     ['list, offset 10 000', () => get(`${base}/?offset=10000`), () => rawPage({}, 10_000)],
-    ['properties: email icontains (1 match)', () => get(`${base}/?properties=${filter}`),
-      () => rawPage({ properties: parsePropertyFilter(decodeURIComponent(filter)) }, 0)],
-    ['search (email/name substring, distinct id, uuid)', () => get(`${base}/?search=user${probe}@`), () => rawPage({ search: `user${probe}@` }, 0)],
+    [
+      'properties: email icontains (1 match)',
+      () => get(`${base}/?properties=${filter}`),
+      () => rawPage({ properties: parsePropertyFilter(decodeURIComponent(filter)) }, 0),
+    ],
+    [
+      'search (email/name substring, distinct id, uuid)',
+      () => get(`${base}/?search=user${probe}@`),
+      () => rawPage({ search: `user${probe}@` }, 0),
+    ],
   ];
 }
 
@@ -126,7 +152,11 @@ async function exportRates(target: Target): Promise<[number, number, number, num
   // warms the cache, which would otherwise be charged to whichever side runs first.
   for await (const chunk of iteratePersons(db, target.teamId, {})) void chunk;
   const started = performance.now();
-  const res = await target.app.inject({ method: 'GET', url: `/api/projects/${target.teamId}/persons/?format=csv`, headers: target.tenant.headers });
+  const res = await target.app.inject({
+    method: 'GET',
+    url: `/api/projects/${target.teamId}/persons/?format=csv`,
+    headers: target.tenant.headers,
+  });
   const apiMs = performance.now() - started;
   const exported = res.body.split('\n').length - 2;
   const rawStarted = performance.now();
@@ -155,7 +185,9 @@ async function main() {
       for (const measure of measures) timings[i].push([await time(measure[i][1]), await time(measure[i][2])]);
     }
     const seeds = targets.map((target, t) => `${target.label} ${(seedMs[t] / 1000).toFixed(1)} s`).join(', ');
-    lines.push(`\n${targets.map((target) => target.label).join(' beside ')}, ${size.toLocaleString('en')} persons (seeded in ${seeds}), median of ${RUNS} runs\n`);
+    lines.push(
+      `\n${targets.map((target) => target.label).join(' beside ')}, ${size.toLocaleString('en')} persons (seeded in ${seeds}), median of ${RUNS} runs\n`,
+    );
     if (targets.length === 1) {
       lines.push('| operation | API ms | raw SQL ms | ratio |', '|---|---:|---:|---:|');
       measures[0].forEach(([label], i) => {
@@ -163,16 +195,23 @@ async function main() {
         lines.push(`| ${label} | ${api.toFixed(2)} | ${raw.toFixed(2)} | ${(api / raw).toFixed(2)} |`);
       });
     } else {
-      lines.push('| operation | PostgreSQL API ms | raw SQL ms | Citus API ms | raw SQL ms | Citus / PostgreSQL (API) |', '|---|---:|---:|---:|---:|---:|');
+      lines.push(
+        '| operation | PostgreSQL API ms | raw SQL ms | Citus API ms | raw SQL ms | Citus / PostgreSQL (API) |',
+        '|---|---:|---:|---:|---:|---:|',
+      );
       measures[0].forEach(([label], i) => {
         const [[api, raw], [citusApi, citusRaw]] = timings[i];
-        lines.push(`| ${label} | ${api.toFixed(2)} | ${raw.toFixed(2)} | ${citusApi.toFixed(2)} | ${citusRaw.toFixed(2)} | ${(citusApi / api).toFixed(2)} |`);
+        lines.push(
+          `| ${label} | ${api.toFixed(2)} | ${raw.toFixed(2)} | ${citusApi.toFixed(2)} | ${citusRaw.toFixed(2)} | ${(citusApi / api).toFixed(2)} |`,
+        );
       });
     }
     if (args.csv === 'on') {
       for (const target of targets) {
         const [api, raw, exported, ratio] = await exportRates(target);
-        lines.push(`| ${target.label}: CSV export, every person (${exported.toLocaleString('en')} rows) | ${api.toFixed(0)} rows/s | ${raw.toFixed(0)} rows/s (the export's reads, one pass) | ${ratio.toFixed(2)} |`);
+        lines.push(
+          `| ${target.label}: CSV export, every person (${exported.toLocaleString('en')} rows) | ${api.toFixed(0)} rows/s | ${raw.toFixed(0)} rows/s (the export's reads, one pass) | ${ratio.toFixed(2)} |`,
+        );
       }
     }
     console.log(lines.slice(-(measures[0].length + 3 + (args.csv === 'on' ? targets.length : 0))).join('\n'));

@@ -8,7 +8,11 @@ import path from 'node:path';
 const DIR = import.meta.dirname;
 const SUFFIX = '.bench.ts';
 
-const benches = fs.readdirSync(DIR).filter((file) => file.endsWith(SUFFIX)).sort().map((file) => file.slice(0, -SUFFIX.length));
+const benches = fs
+  .readdirSync(DIR)
+  .filter((file) => file.endsWith(SUFFIX))
+  .sort()
+  .map((file) => file.slice(0, -SUFFIX.length));
 
 /** The comment lines a bench file opens with, without their `//`. */
 function docOf(name: string): string {
@@ -23,7 +27,9 @@ function docOf(name: string): string {
 
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === '--help' || name === '-h') {
-  process.stdout.write(`usage: npm run bench -- <name> [options]\n\n${benches.map((bench) => `  ${bench}\n${docOf(bench)}`).join('\n\n')}\n`);
+  process.stdout.write(
+    `usage: npm run bench -- <name> [options]\n\n${benches.map((bench) => `  ${bench}\n${docOf(bench)}`).join('\n\n')}\n`,
+  );
   process.exit(0);
 }
 if (!benches.includes(name)) {

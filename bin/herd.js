@@ -18,6 +18,10 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     console.error('herd needs Node.js >= 22.18 (run `npm ci` to install the pinned Node 24)');
     process.exit(1);
   }
-  const result = spawnSync(pinned, ['--max-semi-space-size=16', '--max-old-space-size=512', main, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(
+    pinned,
+    ['--max-semi-space-size=16', '--max-old-space-size=512', main, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(result.status ?? 1);
 }

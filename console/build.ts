@@ -36,9 +36,12 @@ function listFiles(dir: string): string[] {
 export function consoleInputsHash(): string {
   const hash = crypto.createHash('sha256');
   const files = [...listFiles(sourceDir), fileURLToPath(import.meta.url)].sort();
-  for (const file of files) hash.update(path.relative(rootDir, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  for (const file of files)
+    hash.update(path.relative(rootDir, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   for (const name of ['preact', 'uplot', 'esbuild']) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(rootDir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+    const manifest = JSON.parse(fs.readFileSync(path.join(rootDir, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     hash.update(`${name}@${manifest.version}\0`);
   }
   return hash.digest('hex').slice(0, 16);
@@ -81,7 +84,9 @@ function indexHtml(script: string, style: string, preload: string[]): string {
   ].join('\n');
 }
 
-export async function buildConsole(options: { ifStale?: boolean; dist?: string } = {}): Promise<{ built: boolean; manifest: ConsoleManifest }> {
+export async function buildConsole(
+  options: { ifStale?: boolean; dist?: string } = {},
+): Promise<{ built: boolean; manifest: ConsoleManifest }> {
   const dist = options.dist ?? CONSOLE_DIST;
   const inputsHash = consoleInputsHash();
   const current = readConsoleManifest(dist);
@@ -123,9 +128,15 @@ export async function buildConsole(options: { ifStale?: boolean; dist?: string }
   for (const file of fs.readdirSync(assetsDir)) {
     if (!keep.has(file) && !file.endsWith('.tmp')) fs.rmSync(path.join(assetsDir, file), { force: true });
   }
-  const manifest: ConsoleManifest = { inputsHash, entry: { script, style }, assets: assets.sort((a, b) => a.file.localeCompare(b.file)) };
+  const manifest: ConsoleManifest = {
+    inputsHash,
+    entry: { script, style },
+    assets: assets.sort((a, b) => a.file.localeCompare(b.file)),
+  };
   const entryOutput = Object.entries(result.metafile.outputs).find(([file]) => path.basename(file) === script)?.[1];
-  const preload = (entryOutput?.imports ?? []).filter((item) => item.kind === 'import-statement').map((item) => path.basename(item.path));
+  const preload = (entryOutput?.imports ?? [])
+    .filter((item) => item.kind === 'import-statement')
+    .map((item) => path.basename(item.path));
   writeAtomically(path.join(dist, 'index.html'), indexHtml(script, style, preload));
   writeAtomically(path.join(dist, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return { built: true, manifest };
@@ -133,7 +144,12 @@ export async function buildConsole(options: { ifStale?: boolean; dist?: string }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { built, manifest } = await buildConsole({ ifStale: process.argv.includes('--if-stale') });
-  const total = manifest.assets.reduce((sum, asset) => ({ bytes: sum.bytes + asset.bytes, gzip: sum.gzip + asset.gzipBytes }), { bytes: 0, gzip: 0 });
+  const total = manifest.assets.reduce(
+    (sum, asset) => ({ bytes: sum.bytes + asset.bytes, gzip: sum.gzip + asset.gzipBytes }),
+    { bytes: 0, gzip: 0 },
+  );
   const status = built ? 'built' : 'up to date';
-  console.log(`console ${status}: ${manifest.assets.length} files, ${total.bytes} bytes (${total.gzip} gzipped) in ${path.relative(process.cwd(), CONSOLE_DIST) || '.'}`);
+  console.log(
+    `console ${status}: ${manifest.assets.length} files, ${total.bytes} bytes (${total.gzip} gzipped) in ${path.relative(process.cwd(), CONSOLE_DIST) || '.'}`,
+  );
 }

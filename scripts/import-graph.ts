@@ -45,7 +45,9 @@ const id = (node: string) => node.replace(/[^A-Za-z0-9]/g, '_');
 const lines = ['flowchart TD'];
 for (const node of nodes) lines.push(`  ${id(node)}["${node}"]`);
 for (const from of nodes) {
-  for (const [to, count] of [...(edges.get(from) ?? new Map<string, number>())].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [to, count] of [...(edges.get(from) ?? new Map<string, number>())].sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
     lines.push(`  ${id(from)} -->|${count}| ${id(to)}`);
   }
 }

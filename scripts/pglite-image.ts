@@ -3,4 +3,8 @@
 import { prepareEmbeddedImage } from '../src/db/database.ts';
 
 const image = await prepareEmbeddedImage();
-process.stdout.write(image ? `embedded database image: ${image}\n` : 'embedded database image: not written (the cache directory is not writable); a fresh DATA_DIR runs initdb\n');
+process.stdout.write(
+  image
+    ? `embedded database image: ${image}\n`
+    : 'embedded database image: not written (the cache directory is not writable); a fresh DATA_DIR runs initdb\n',
+);

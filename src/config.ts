@@ -79,7 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     try {
       new Cron(schedule, { timezone: 'UTC', paused: true });
     } catch (error) {
-      problems.push(`DELETION_SCHEDULE must be a cron expression or off, got ${JSON.stringify(schedule)} (${(error as Error).message})`);
+      problems.push(
+        `DELETION_SCHEDULE must be a cron expression or off, got ${JSON.stringify(schedule)} (${(error as Error).message})`,
+      );
     }
   }
 
@@ -118,5 +120,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** A config for tests and tools: defaults with explicit overrides, no environment read. */
 export function defaultConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({ ...loadConfig({}), rateLimit: false, logLevel: 'silent', deletionSchedule: null, ...overrides });
+  return Object.freeze({
+    ...loadConfig({}),
+    rateLimit: false,
+    logLevel: 'silent',
+    deletionSchedule: null,
+    ...overrides,
+  });
 }

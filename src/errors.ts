@@ -1,11 +1,7 @@
 // Typed errors of every module. One error handler renders them as the API's error envelope.
 
 export type ErrorType =
-  | 'validation_error'
-  | 'authentication_error'
-  | 'invalid_request'
-  | 'throttled_error'
-  | 'server_error';
+  'validation_error' | 'authentication_error' | 'invalid_request' | 'throttled_error' | 'server_error';
 
 export class AppError extends Error {
   readonly status: number;
@@ -15,7 +11,14 @@ export class AppError extends Error {
   readonly attr: string | null;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, type: ErrorType, code: string, detail: string, attr: string | null = null, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    type: ErrorType,
+    code: string,
+    detail: string,
+    attr: string | null = null,
+    headers: Record<string, string> = {},
+  ) {
     super(detail);
     this.status = status;
     this.type = type;
@@ -43,8 +46,10 @@ export const permissionDenied = (detail = 'You do not have permission to perform
 export const notAuthenticated = () =>
   new AppError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.');
 
-export const authenticationFailed = (detail = 'Personal API key found in request Authorization header is invalid.', code = 'authentication_failed') =>
-  new AppError(401, 'authentication_error', code, detail);
+export const authenticationFailed = (
+  detail = 'Personal API key found in request Authorization header is invalid.',
+  code = 'authentication_failed',
+) => new AppError(401, 'authentication_error', code, detail);
 
 export const methodNotAllowed = (method: string) =>
   new AppError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
@@ -80,4 +85,6 @@ export const queryTimeout = (limitMs: number) =>
 
 /** Too many heavy requests of one key, one project or the whole process are running already. */
 export const concurrencyLimited = (detail: string, retryAfterSeconds = 1) =>
-  new AppError(429, 'throttled_error', 'concurrency_limited', detail, null, { 'retry-after': String(retryAfterSeconds) });
+  new AppError(429, 'throttled_error', 'concurrency_limited', detail, null, {
+    'retry-after': String(retryAfterSeconds),
+  });

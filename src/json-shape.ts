@@ -36,7 +36,8 @@ export function jsonTypeName(value: unknown): string {
 
 /** What String() makes of a parsed JSON value ("null", "1,2", "[object Object]"), never calling its own methods. */
 export function jsonValueText(value: unknown): string {
-  if (Array.isArray(value)) return value.map((item) => (item === null || item === undefined ? '' : jsonValueText(item))).join(',');
+  if (Array.isArray(value))
+    return value.map((item) => (item === null || item === undefined ? '' : jsonValueText(item))).join(',');
   if (typeof value === 'object' && value !== null) return '[object Object]';
   return String(value);
 }

@@ -20,7 +20,9 @@ const PERSONAL_KEY = /phx_[0-9A-Za-z]+/g;
 
 // Most URLs hold neither a query value nor a key: those skip the two replacements.
 export const redactUrl = (url: string) =>
-  url.includes('=') || url.includes('phx_') ? url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_KEY, 'phx_[redacted]') : url;
+  url.includes('=') || url.includes('phx_')
+    ? url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_KEY, 'phx_[redacted]')
+    : url;
 
 interface LoggedRequest {
   method?: string;
@@ -40,7 +42,10 @@ const serializeRequest = (req: LoggedRequest) => ({
 });
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } }, destination);
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } },
+    destination,
+  );
 }
 
 /**

@@ -31,7 +31,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const opening = openDatabase(config);
   const [handle, { buildApp }] = await Promise.all([opening, import('./app.ts')]).catch(async (error: unknown) => {
     // Either may have failed alone: an opened database is closed again (its DATA_DIR lock released).
-    await opening.then((opened) => opened.close(), () => undefined);
+    await opening.then(
+      (opened) => opened.close(),
+      () => undefined,
+    );
     throw error;
   });
   const { applied, distributed } = await migrateOpened(handle);

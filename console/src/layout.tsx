@@ -26,11 +26,16 @@ const SECTIONS: Array<[segment: string, label: string]> = [
 
 function ProjectSwitcher({ workspace, project, section }: { workspace: Workspace; project: Project; section: string }) {
   const organizationIds = [...new Set(workspace.projects.map((item) => item.organization))];
-  const nameOf = (id: string) => workspace.organizations.find((organization) => organization.id === id)?.name ?? `Organization ${id}`;
+  const nameOf = (id: string) =>
+    workspace.organizations.find((organization) => organization.id === id)?.name ?? `Organization ${id}`;
   return (
     <div class="switcher">
       <label for="project-switcher">Project</label>
-      <select id="project-switcher" value={String(project.id)} onChange={(event) => navigate('p', event.currentTarget.value, section)}>
+      <select
+        id="project-switcher"
+        value={String(project.id)}
+        onChange={(event) => navigate('p', event.currentTarget.value, section)}
+      >
         {organizationIds.map((organizationId) => (
           <optgroup key={organizationId} label={nameOf(organizationId)}>
             {workspace.projects
@@ -60,14 +65,19 @@ export function Layout({ workspace, route }: { workspace: Workspace; route: Rout
   useEffect(() => {
     // A new screen: move focus to its heading, so keyboard and screen-reader users start there.
     const heading = main.current?.querySelector<HTMLElement>('h1');
-    if (heading && document.activeElement !== heading && !main.current?.contains(document.activeElement)) heading.focus();
+    if (heading && document.activeElement !== heading && !main.current?.contains(document.activeElement))
+      heading.focus();
   }, [routeKey]);
 
   if (!project) {
     return (
       <main>
         <h1>herd console</h1>
-        <p>{fallback ? 'Opening your first project…' : 'This key sees no project. Create one with the API (POST /api/projects/).'}</p>
+        <p>
+          {fallback
+            ? 'Opening your first project…'
+            : 'This key sees no project. Create one with the API (POST /api/projects/).'}
+        </p>
         <button type="button" onClick={() => signOut()}>
           Sign out
         </button>

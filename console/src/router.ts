@@ -9,13 +9,19 @@ export interface Route {
 
 function currentRoute(): Route {
   const raw = location.hash.replace(/^#\/?/, '').split('?')[0];
-  const segments = raw === '' ? [] : raw.split('/').filter((part) => part !== '').map((part) => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return part;
-    }
-  });
+  const segments =
+    raw === ''
+      ? []
+      : raw
+          .split('/')
+          .filter((part) => part !== '')
+          .map((part) => {
+            try {
+              return decodeURIComponent(part);
+            } catch {
+              return part;
+            }
+          });
   return { segments };
 }
 

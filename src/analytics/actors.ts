@@ -29,25 +29,55 @@ export interface ActorsResult {
  * `order`: `query` keeps the analytics query's order (trends by value, retention);
  * `store` renders the page in persons-store order, created_at DESC then uuid (as PostHog's persons API of 2022–2024 does).
  */
-export async function renderActors(context: ViewContext, personIds: number[], order: 'query' | 'store'): Promise<ActorsResult> {
+export async function renderActors(
+  context: ViewContext,
+  personIds: number[],
+  order: 'query' | 'store',
+): Promise<ActorsResult> {
   const persons = await loadPersons(context.db, context.teamId, personIds);
   if (order === 'store') persons.sort(storeOrder);
-  return { people: persons.map(serializePerson), rawCount: personIds.length, missing: personIds.length - persons.length };
+  return {
+    people: persons.map(serializePerson),
+    rawCount: personIds.length,
+    missing: personIds.length - persons.length,
+  };
 }
 
 /**
  * A page of the person ids a selection (`select person_id …`, built for each person slice) yields,
  * by person uuid; ids of persons that no longer exist come last.
  */
-export async function selectPersonsByUuid(context: ViewContext, selection: (slice: RawBuilder<unknown>) => RawBuilder<unknown>, page: PageRequest): Promise<number[]> {
+export async function selectPersonsByUuid(
+  context: ViewContext,
+  selection: (slice: RawBuilder<unknown>) => RawBuilder<unknown>,
+  page: PageRequest,
+): Promise<number[]> {
   // The slice's condition on p.id too: the join then reads the slice's persons, not the project's.
-  const parts = await acrossPersonSlices(context, async (slice, persons) => (await sql<{ person_id: number; uuid: string | null }>`
+  const parts = await acrossPersonSlices(
+    context,
+    async (slice, persons) =>
+      (
+        await sql<{ person_id: number; uuid: string | null }>`
     select s.person_id, p.uuid
     from (${selection(slice)}) s
     left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id and ${persons}
     order by p.uuid nulls last, s.person_id
-    limit ${page.offset + page.limit}`.execute(context.db)).rows);
-  const rows = parts.flat().sort((a, b) => (a.uuid === b.uuid ? Number(a.person_id) - Number(b.person_id) : a.uuid === null ? 1 : b.uuid === null ? -1 : a.uuid < b.uuid ? -1 : 1));
+    limit ${page.offset + page.limit}`.execute(context.db)
+      ).rows,
+  );
+  const rows = parts
+    .flat()
+    .sort((a, b) =>
+      a.uuid === b.uuid
+        ? Number(a.person_id) - Number(b.person_id)
+        : a.uuid === null
+          ? 1
+          : b.uuid === null
+            ? -1
+            : a.uuid < b.uuid
+              ? -1
+              : 1,
+    );
   return rows.slice(page.offset, page.offset + page.limit).map((row) => Number(row.person_id));
 }
 

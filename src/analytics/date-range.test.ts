@@ -8,8 +8,14 @@ const local = (text: string) => new Date(`${text}Z`);
 describe('date-range', () => {
   it('gives the wall-clock time of an instant in a timezone, across DST', () => {
     assert.equal(formatLocal(localTime(new Date('2024-01-10T16:00:00Z'), 'Asia/Tokyo')), '2024-01-11 01:00:00.000');
-    assert.equal(formatLocal(localTime(new Date('2024-07-01T12:00:00Z'), 'America/New_York')), '2024-07-01 08:00:00.000');
-    assert.equal(formatLocal(localTime(new Date('2024-01-01T12:00:00Z'), 'America/New_York')), '2024-01-01 07:00:00.000');
+    assert.equal(
+      formatLocal(localTime(new Date('2024-07-01T12:00:00Z'), 'America/New_York')),
+      '2024-07-01 08:00:00.000',
+    );
+    assert.equal(
+      formatLocal(localTime(new Date('2024-01-01T12:00:00Z'), 'America/New_York')),
+      '2024-01-01 07:00:00.000',
+    );
   });
 
   it('truncates to hour, day, Sunday-started week and month', () => {
@@ -42,21 +48,40 @@ describe('date-range', () => {
     assert.equal(parse('dStart'), '2024-03-31 00:00:00.000');
     assert.equal(parse('-1yStart'), '2023-01-01 00:00:00.000');
     assert.equal(parse('yEnd'), '2024-12-31 23:59:59.999');
-    assert.throws(() => parseDate('m', 'UTC', endOfMarch, 'date_from'), (error: { attr?: string }) => error.attr === 'date_from');
+    assert.throws(
+      () => parseDate('m', 'UTC', endOfMarch, 'date_from'),
+      (error: { attr?: string }) => error.attr === 'date_from',
+    );
   });
 
   it('refuses dates the views cannot shift inside the database range', () => {
-    for (const bad of ['9999-12-31', '9999-12-31T23:00:00-12:00', '0001-01-01', '0050-06-01', '2024-01-01T00:00:00+99:99']) {
-      assert.throws(() => parseDate(bad, 'UTC', now, 'date_to'), (error: { attr?: string }) => error.attr === 'date_to', bad);
+    for (const bad of [
+      '9999-12-31',
+      '9999-12-31T23:00:00-12:00',
+      '0001-01-01',
+      '0050-06-01',
+      '2024-01-01T00:00:00+99:99',
+    ]) {
+      assert.throws(
+        () => parseDate(bad, 'UTC', now, 'date_to'),
+        (error: { attr?: string }) => error.attr === 'date_to',
+        bad,
+      );
     }
   });
 
   it('parses absolute dates, converting explicit offsets into the timezone', () => {
     assert.equal(formatLocal(parseDate('2024-01-10', 'UTC', now, 'x').value), '2024-01-10 00:00:00.000');
     assert.equal(formatLocal(parseDate('2024-01-10 14:00:00', 'UTC', now, 'x').value), '2024-01-10 14:00:00.000');
-    assert.equal(formatLocal(parseDate('2024-01-10T16:00:00Z', 'Asia/Tokyo', now, 'x').value), '2024-01-11 01:00:00.000');
+    assert.equal(
+      formatLocal(parseDate('2024-01-10T16:00:00Z', 'Asia/Tokyo', now, 'x').value),
+      '2024-01-11 01:00:00.000',
+    );
     for (const bad of ['2024-02-30', 'tomorrow', '2024-01-10T25:00:00', '']) {
-      assert.throws(() => parseDate(bad, 'UTC', now, 'date_from'), (error: { attr?: string }) => error.attr === 'date_from');
+      assert.throws(
+        () => parseDate(bad, 'UTC', now, 'date_from'),
+        (error: { attr?: string }) => error.attr === 'date_from',
+      );
     }
   });
 
@@ -64,10 +89,24 @@ describe('date-range', () => {
     const range = resolveRange({ interval: 'day', explicit: false, timezone: 'UTC', now });
     assert.equal(formatLocal(range.from as Date), '2024-01-13 00:00:00.000');
     assert.equal(formatLocal(range.to), '2024-01-21 00:00:00.000');
-    const hourly = resolveRange({ interval: 'hour', explicit: false, timezone: 'UTC', now, dateFrom: '-2h', dateTo: '2024-01-20 12:10' });
+    const hourly = resolveRange({
+      interval: 'hour',
+      explicit: false,
+      timezone: 'UTC',
+      now,
+      dateFrom: '-2h',
+      dateTo: '2024-01-20 12:10',
+    });
     assert.equal(formatLocal(hourly.from as Date), '2024-01-20 10:00:00.000');
     assert.equal(formatLocal(hourly.to), '2024-01-20 13:00:00.000');
-    const explicit = resolveRange({ interval: 'day', explicit: true, timezone: 'UTC', now, dateFrom: '2024-01-10 10:30', dateTo: '2024-01-10 11:00' });
+    const explicit = resolveRange({
+      interval: 'day',
+      explicit: true,
+      timezone: 'UTC',
+      now,
+      dateFrom: '2024-01-10 10:30',
+      dateTo: '2024-01-10 11:00',
+    });
     assert.equal(formatLocal(explicit.from as Date), '2024-01-10 10:30:00.000');
     assert.equal(formatLocal(explicit.to), '2024-01-10 11:00:00.001');
     assert.equal(resolveRange({ interval: 'day', explicit: false, timezone: 'UTC', now, dateFrom: 'all' }).from, null);

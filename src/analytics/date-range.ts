@@ -29,7 +29,17 @@ export function localTime(instant: Date, timezone: string): Date {
     second: '2-digit',
   }).formatToParts(instant);
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return new Date(Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'), instant.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      part('year'),
+      part('month') - 1,
+      part('day'),
+      part('hour'),
+      part('minute'),
+      part('second'),
+      instant.getUTCMilliseconds(),
+    ),
+  );
 }
 
 export function addInterval(date: Date, interval: Interval, count: number): Date {
@@ -61,7 +71,8 @@ export function truncate(date: Date, interval: Interval): Date {
 
 // The count may be left out before Start/End: `mStart` is the start of this month.
 const RELATIVE = /^-?(?:(\d{1,6})([hdwmqy])|(\d{0,6})([hdwmqy])(Start|End))$/;
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-][01]\d:?[0-5]\d)?$/;
+const ABSOLUTE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-][01]\d:?[0-5]\d)?$/;
 // Parsed dates stay this far inside PostgreSQL's timestamp range, leaving room for the views' shifts
 // (up to a thousand periods back for retention, a period either way elsewhere).
 const MIN_YEAR = 100;
@@ -102,12 +113,21 @@ export function parseDate(raw: string, timezone: string, now: Date, attr: string
   if (!absolute) throw validationError(`Unable to parse the date "${raw}".`, attr);
   const [, y, mo, d, h, mi, s, frac, zone] = absolute;
   const ms = frac ? Number(frac.padEnd(3, '0').slice(0, 3)) : 0;
-  let value = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms));
-  const valid = value.getUTCMonth() === Number(mo) - 1 && value.getUTCDate() === Number(d) && Number(h ?? 0) < 24 && Number(mi ?? 0) < 60 && Number(s ?? 0) < 60;
-  if (!valid || Number.isNaN(value.getTime()) || Number(y) < MIN_YEAR) throw validationError(`Unable to parse the date "${raw}".`, attr);
+  let value = new Date(
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms),
+  );
+  const valid =
+    value.getUTCMonth() === Number(mo) - 1 &&
+    value.getUTCDate() === Number(d) &&
+    Number(h ?? 0) < 24 &&
+    Number(mi ?? 0) < 60 &&
+    Number(s ?? 0) < 60;
+  if (!valid || Number.isNaN(value.getTime()) || Number(y) < MIN_YEAR)
+    throw validationError(`Unable to parse the date "${raw}".`, attr);
   if (zone) {
     // An explicit offset names an instant; the range is still reasoned about in the project's time.
-    const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+    const offset =
+      zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
     value = localTime(new Date(value.getTime() - offset * 60_000), timezone);
   }
   if (!inYearRange(value)) throw validationError(`Unable to parse the date "${raw}".`, attr);
@@ -145,7 +165,9 @@ export function resolveRange(options: RangeOptions): LocalRange {
   let to: Date;
   if (options.dateTo === undefined) {
     const local = localTime(now, timezone);
-    to = explicit ? new Date(local.getTime() + 1) : addInterval(truncate(local, interval === 'hour' ? 'hour' : 'day'), interval === 'hour' ? 'hour' : 'day', 1);
+    to = explicit
+      ? new Date(local.getTime() + 1)
+      : addInterval(truncate(local, interval === 'hour' ? 'hour' : 'day'), interval === 'hour' ? 'hour' : 'day', 1);
   } else {
     const parsed = parseDate(options.dateTo, timezone, now, 'date_to');
     const period = interval === 'hour' || parsed.hourly ? 'hour' : 'day';
@@ -171,7 +193,8 @@ export function localSql(expression: RawBuilder<unknown>, timezone: string): Raw
 
 /** The bucket start of a local timestamp expression; weeks start on Sunday. */
 export function bucketSql(local: RawBuilder<unknown>, interval: Interval): RawBuilder<Date> {
-  if (interval === 'week') return sql<Date>`(date_trunc('day', ${local}) - extract(dow from ${local})::int * interval '1 day')`;
+  if (interval === 'week')
+    return sql<Date>`(date_trunc('day', ${local}) - extract(dow from ${local})::int * interval '1 day')`;
   return sql<Date>`date_trunc(${interval}, ${local})`;
 }
 

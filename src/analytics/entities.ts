@@ -5,7 +5,15 @@ import { validationError } from '../errors.ts';
 import { shownValue } from '../json-shape.ts';
 import type { ViewContext } from './actors.ts';
 import { rangeSql, type LocalRange } from './date-range.ts';
-import { andSql, filterSql, parseFilter, propertiesParam, resolveFilter, searchSql, type FilterNode } from './filters.ts';
+import {
+  andSql,
+  filterSql,
+  parseFilter,
+  propertiesParam,
+  resolveFilter,
+  searchSql,
+  type FilterNode,
+} from './filters.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 
 export interface Entity {
@@ -30,28 +38,47 @@ function rejectActions(raw: RawParams, key = 'actions') {
 }
 
 export function parseEntity(item: unknown, attr: string, index: number): Entity & { order: number | null } {
-  if (!item || typeof item !== 'object' || Array.isArray(item)) throw validationError('Each entity must be an object.', attr);
+  if (!item || typeof item !== 'object' || Array.isArray(item))
+    throw validationError('Each entity must be an object.', attr);
   const entity = item as Record<string, unknown>;
   if (entity.type === 'actions') throw validationError('Actions are not supported', attr);
-  if (entity.type !== undefined && entity.type !== null && entity.type !== 'events') throw validationError(`"${shownValue(entity.type)}" is not a valid entity type.`, attr);
+  if (entity.type !== undefined && entity.type !== null && entity.type !== 'events')
+    throw validationError(`"${shownValue(entity.type)}" is not a valid entity type.`, attr);
   const id = entity.id;
-  if (id !== null && id !== undefined && typeof id !== 'string') throw validationError('An entity id must be an event name or null.', attr);
+  if (id !== null && id !== undefined && typeof id !== 'string')
+    throw validationError('An entity id must be an event name or null.', attr);
   const order = entity.order;
-  if (order !== undefined && order !== null && !Number.isInteger(order)) throw validationError('An entity order must be an integer.', attr);
+  if (order !== undefined && order !== null && !Number.isInteger(order))
+    throw validationError('An entity order must be an integer.', attr);
   const math = entity.math ?? 'total';
   if (typeof math !== 'string') throw validationError('An entity math must be a string.', attr);
   const mathProperty = entity.math_property ?? null;
-  if (mathProperty !== null && typeof mathProperty !== 'string') throw validationError('An entity math_property must be a string.', attr);
+  if (mathProperty !== null && typeof mathProperty !== 'string')
+    throw validationError('An entity math_property must be a string.', attr);
   const customName = typeof entity.custom_name === 'string' ? entity.custom_name : null;
   const props = entity.properties;
-  const properties = props === undefined || props === null || (Array.isArray(props) && props.length === 0) ? null : parseFilter(props, attr);
+  const properties =
+    props === undefined || props === null || (Array.isArray(props) && props.length === 0)
+      ? null
+      : parseFilter(props, attr);
   const step = (key: string) => {
     const value = entity[key];
     if (value === undefined || value === null) return undefined;
-    if (!Number.isInteger(value) || (value as number) < 0) throw validationError(`${key} must be a non-negative integer.`, attr);
+    if (!Number.isInteger(value) || (value as number) < 0)
+      throw validationError(`${key} must be a non-negative integer.`, attr);
     return value as number;
   };
-  return { id: id ?? null, index, order: (order as number | null | undefined) ?? null, math, mathProperty, properties, customName, fromStep: step('funnel_from_step'), toStep: step('funnel_to_step') };
+  return {
+    id: id ?? null,
+    index,
+    order: (order as number | null | undefined) ?? null,
+    math,
+    mathProperty,
+    properties,
+    customName,
+    fromStep: step('funnel_from_step'),
+    toStep: step('funnel_to_step'),
+  };
 }
 
 /** `events` (+ a rejected `actions`), sorted by `order` (missing first) and re-indexed. */
@@ -70,7 +97,8 @@ export function targetEntity(raw: RawParams): Entity {
   const entities = entitiesParam(raw);
   const type = stringParam(raw, 'entity_type') ?? stringParam(raw, 'type');
   if (type === 'actions') throw validationError('Actions are not supported', 'entity_type');
-  if (type !== undefined && type !== 'events') throw validationError(`"${type}" is not a valid choice.`, 'entity_type', 'invalid_choice');
+  if (type !== undefined && type !== 'events')
+    throw validationError(`"${type}" is not a valid choice.`, 'entity_type', 'invalid_choice');
   const order = intParam(raw, 'entity_order', { min: 0 });
   if (order !== undefined) {
     const entity = entities[order];

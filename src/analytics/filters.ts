@@ -13,7 +13,11 @@ import { jsonParam, stringParam, type RawParams } from './params.ts';
 export type { FilterNode };
 
 /** `properties` of a request (list or AND/OR group), cohorts resolved; unparsable JSON is PostHog's message. */
-export async function propertiesParam(context: ViewContext, raw: RawParams, key = 'properties'): Promise<FilterNode | null> {
+export async function propertiesParam(
+  context: ViewContext,
+  raw: RawParams,
+  key = 'properties',
+): Promise<FilterNode | null> {
   const value = jsonParam(raw, key, 'Properties are unparsable!');
   if (value === undefined) return null;
   if (Array.isArray(value) && value.length === 0) return null;
@@ -21,7 +25,11 @@ export async function propertiesParam(context: ViewContext, raw: RawParams, key 
 }
 
 /** Checks cohort ids and inlines dynamic cohorts, so the filter compiles synchronously. */
-export async function resolveFilter(context: ViewContext, node: FilterNode | null, attr = 'properties'): Promise<FilterNode | null> {
+export async function resolveFilter(
+  context: ViewContext,
+  node: FilterNode | null,
+  attr = 'properties',
+): Promise<FilterNode | null> {
   if (!node) return null;
   try {
     return await resolveCohortFilters(context.db, context.teamId, node);

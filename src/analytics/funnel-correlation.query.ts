@@ -14,27 +14,47 @@ import type { PageRequest } from '../wire/page.ts';
 
 const TYPES = ['events', 'event_with_properties', 'properties'] as const;
 
-export async function correlationActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
+export async function correlationActors(
+  context: ViewContext,
+  raw: RawParams,
+  page: PageRequest,
+): Promise<ActorsResult> {
   const type = choiceParam(raw, 'funnel_correlation_type', TYPES, 'events');
   const converted = boolParam(raw, 'funnel_correlation_person_converted');
   let extra: FilterNode | null = null;
   if (type === 'properties') {
     const values = jsonParam(raw, 'funnel_correlation_property_values');
     if (values === undefined || (Array.isArray(values) && values.length === 0)) {
-      throw validationError('Property Correlation expects atleast one Property to get persons for', 'funnel_correlation_property_values', 'required');
+      throw validationError(
+        'Property Correlation expects atleast one Property to get persons for',
+        'funnel_correlation_property_values',
+        'required',
+      );
     }
-    extra = await resolveFilter(context, parseFilter(values, 'funnel_correlation_property_values'), 'funnel_correlation_property_values');
+    extra = await resolveFilter(
+      context,
+      parseFilter(values, 'funnel_correlation_property_values'),
+      'funnel_correlation_property_values',
+    );
   }
   const spec = await parseFunnel(raw, context, extra);
   const n = spec.steps.length;
-  const entered = raw.funnel_step === undefined && raw.funnel_custom_steps === undefined ? sql`f.steps >= 1` : stepSelection(raw, n).condition;
+  const entered =
+    raw.funnel_step === undefined && raw.funnel_custom_steps === undefined
+      ? sql`f.steps >= 1`
+      : stepSelection(raw, n).condition;
   if (converted) spec.requiredStep = n - 1;
   const conversion = converted === undefined ? sql`true` : converted ? sql`f.steps = ${n}` : sql`f.steps < ${n}`;
   let correlated = sql``;
   if (type !== 'properties') {
     const entityRaw = jsonParam(raw, 'funnel_correlation_person_entity');
-    if (entityRaw === undefined) throw validationError('No entity for persons specified', 'funnel_correlation_person_entity', 'required');
-    const entity = await resolveEntity(context, parseEntity(entityRaw, 'funnel_correlation_person_entity', 0), 'funnel_correlation_person_entity');
+    if (entityRaw === undefined)
+      throw validationError('No entity for persons specified', 'funnel_correlation_person_entity', 'required');
+    const entity = await resolveEntity(
+      context,
+      parseEntity(entityRaw, 'funnel_correlation_person_entity', 0),
+      'funnel_correlation_person_entity',
+    );
     // Events that are themselves funnel steps say nothing about conversion; they are ignored.
     const stepNames = spec.steps.flatMap((step) => (step.id === null ? [] : [step.id]));
     const notStep = stepNames.length ? sql`e.event not in (${sql.join(stepNames)})` : sql`true`;

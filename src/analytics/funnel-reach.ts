@@ -17,19 +17,23 @@ function orderedReachSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unk
   const n = steps.length;
   const window = sql`${spec.window}::interval`;
   // The start of a valid chain ending at this event as step k, or null.
-  const start = (k: number): RawBuilder<unknown> => (k === 0
-    ? sql`case when ${flag(0)} then ts end`
-    : sql`case when ${flag(k)} and ${latest(k - 1)} + ${window} >= ts then ${latest(k - 1)} end`);
+  const start = (k: number): RawBuilder<unknown> =>
+    k === 0
+      ? sql`case when ${flag(0)} then ts end`
+      : sql`case when ${flag(k)} and ${latest(k - 1)} + ${window} >= ts then ${latest(k - 1)} end`;
   // Level k's frame holds this person's events before this one (and this one unless it must be a later event).
   const withCurrent = (k: number) => !needsLaterEvent(steps[k - 1], steps[k]);
   // The person's first event starting a chain at step j: the aggregate below needs only that one
   // of them (the first time j was reached), once no later pass reads the others.
-  const firstStart = (j: number) => sql`(${start(j)} is not null and ${starts(j)} = ${sql.lit(withCurrent(j + 1) ? 1 : 0)})`;
+  const firstStart = (j: number) =>
+    sql`(${start(j)} is not null and ${starts(j)} = ${sql.lit(withCurrent(j + 1) ? 1 : 0)})`;
   let level = funnelEventsSql(context, spec);
   for (let k = 1; k < n; k++) {
     // m{k-1}: the latest chain start over this person's step-(k-1) events up to this one; c{k-1}
     // how many such starts there were.
-    const frame = withCurrent(k) ? sql`rows between unbounded preceding and current row` : sql`rows between unbounded preceding and 1 preceding`;
+    const frame = withCurrent(k)
+      ? sql`rows between unbounded preceding and current row`
+      : sql`rows between unbounded preceding and 1 preceding`;
     const passed = sql`select l.*, max(${start(k - 1)}) over w as ${latest(k - 1)}, count(${start(k - 1)}) over w as ${starts(k - 1)}
       from (${level}) l window w as (partition by person_id order by ts, id ${frame})`;
     if (k === n - 1) {
@@ -38,8 +42,14 @@ function orderedReachSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unk
     }
     // The next passes read only events of the later steps; of the earlier ones each person keeps
     // the first start of each step (most events of a funnel are usually of its first step).
-    const later = sql.join(Array.from({ length: n - k }, (_, i) => flag(k + i)), sql` or `);
-    const firsts = sql.join(Array.from({ length: k }, (_, j) => firstStart(j)), sql` or `);
+    const later = sql.join(
+      Array.from({ length: n - k }, (_, i) => flag(k + i)),
+      sql` or `,
+    );
+    const firsts = sql.join(
+      Array.from({ length: k }, (_, j) => firstStart(j)),
+      sql` or `,
+    );
     level = sql`select * from (${passed}) l where ${later} or ${firsts}`;
   }
   const indexes = steps.map((_, k) => k);

@@ -35,32 +35,58 @@ export interface FunnelSpec {
   byPeriod?: boolean;
 }
 
-export async function parseFunnel(raw: RawParams, context: ViewContext, extraProperties: FilterNode | null = null): Promise<FunnelSpec> {
+export async function parseFunnel(
+  raw: RawParams,
+  context: ViewContext,
+  extraProperties: FilterNode | null = null,
+): Promise<FunnelSpec> {
   const steps = await resolveEntities(context, entitiesParam(raw));
   if (steps.length === 0) throw validationError('A funnel needs at least one step.', 'events', 'required');
   const order = choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered');
   const exclusionsRaw = jsonParam(raw, 'exclusions');
-  if (exclusionsRaw !== undefined && !Array.isArray(exclusionsRaw)) throw validationError('Expected a list of items.', 'exclusions');
-  const exclusions = await resolveEntities(context, ((exclusionsRaw as unknown[] | undefined) ?? []).map((item, index) => {
-    const entity = parseEntity(item, 'exclusions', index);
-    const from = entity.fromStep ?? 0;
-    const to = entity.toStep ?? steps.length - 1;
-    if (from >= to || to > steps.length - 1) throw validationError('Exclusion steps must span at least two funnel steps.', 'exclusions');
-    // Unordered funnels have no step times to bound a partial exclusion (PostHog refuses them too).
-    if (order === 'unordered' && (from !== 0 || to !== steps.length - 1)) throw validationError('Partial exclusions are not allowed in unordered funnels.', 'exclusions');
-    return { ...entity, fromStep: from, toStep: to };
-  }), 'exclusions');
+  if (exclusionsRaw !== undefined && !Array.isArray(exclusionsRaw))
+    throw validationError('Expected a list of items.', 'exclusions');
+  const exclusions = await resolveEntities(
+    context,
+    ((exclusionsRaw as unknown[] | undefined) ?? []).map((item, index) => {
+      const entity = parseEntity(item, 'exclusions', index);
+      const from = entity.fromStep ?? 0;
+      const to = entity.toStep ?? steps.length - 1;
+      if (from >= to || to > steps.length - 1)
+        throw validationError('Exclusion steps must span at least two funnel steps.', 'exclusions');
+      // Unordered funnels have no step times to bound a partial exclusion (PostHog refuses them too).
+      if (order === 'unordered' && (from !== 0 || to !== steps.length - 1))
+        throw validationError('Partial exclusions are not allowed in unordered funnels.', 'exclusions');
+      return { ...entity, fromStep: from, toStep: to };
+    }),
+    'exclusions',
+  );
   const days = intParam(raw, 'funnel_window_days', { min: 1, max: 100_000 });
   const count = days ?? intParam(raw, 'funnel_window_interval', { min: 1, max: 100_000 }) ?? 14;
   const unit = days !== undefined ? 'day' : choiceParam(raw, 'funnel_window_interval_unit', WINDOW_UNITS, 'day');
   const interval = intervalParam(raw);
   const range = rangeParam(raw, context, interval);
   const global = await propertiesParam(context, raw);
-  const properties: FilterNode | null = global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : global ?? extraProperties;
-  return { steps, exclusions, order, window: windowText(count, unit), range, interval, properties, search: searchSql(raw) };
+  const properties: FilterNode | null =
+    global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : (global ?? extraProperties);
+  return {
+    steps,
+    exclusions,
+    order,
+    window: windowText(count, unit),
+    range,
+    interval,
+    properties,
+    search: searchSql(raw),
+  };
 }
 
-const UNIT_SECONDS: Record<Exclude<(typeof WINDOW_UNITS)[number], 'month'>, number> = { minute: 60, hour: 3600, day: 86_400, week: 604_800 };
+const UNIT_SECONDS: Record<Exclude<(typeof WINDOW_UNITS)[number], 'month'>, number> = {
+  minute: 60,
+  hour: 3600,
+  day: 86_400,
+  week: 604_800,
+};
 
 /**
  * The window as interval text: a fixed length in seconds (a day is 24 hours, as in UTC), months
@@ -107,9 +133,19 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
  * Rows `(person_id, ts, id, s0 … sN)`: the person's events a funnel reads (any event when strict),
  * each with a flag per step it matches.
  */
-export function funnelEventsSql(context: ViewContext, spec: FunnelSpec, extra: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+export function funnelEventsSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  extra: RawBuilder<unknown> = sql`true`,
+): RawBuilder<unknown> {
   const { steps, order } = spec;
-  const matchAny = order === 'strict' ? sql`true` : sql`(${sql.join(steps.map((step) => entitySql(step, context.teamId)), sql` or `)})`;
+  const matchAny =
+    order === 'strict'
+      ? sql`true`
+      : sql`(${sql.join(
+          steps.map((step) => entitySql(step, context.teamId)),
+          sql` or `,
+        )})`;
   const where = andSql([
     sql`e.team_id = ${context.teamId}`,
     sql`e.person_id is not null`,
@@ -120,15 +156,25 @@ export function funnelEventsSql(context: ViewContext, spec: FunnelSpec, extra: R
     extra,
     spec.slice ?? sql`true`,
   ]);
-  const flags = sql.join(steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`));
-  const period = spec.byPeriod ? sql`, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), spec.interval)} as period` : sql``;
+  const flags = sql.join(
+    steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`),
+  );
+  const period = spec.byPeriod
+    ? sql`, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), spec.interval)} as period`
+    : sql``;
   return sql`select e.person_id, e.timestamp as ts, e.id, ${flags}${period} from events e where ${where}`;
 }
 
-function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBuilder<unknown>, byPeriod: boolean): RawBuilder<unknown> {
+function orderedSql(
+  events: RawBuilder<unknown>,
+  steps: Entity[],
+  window: RawBuilder<unknown>,
+  byPeriod: boolean,
+): RawBuilder<unknown> {
   const n = steps.length;
   const period = byPeriod ? sql`, period` : sql``;
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
+  if (n === 1)
+    return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
   // r{k}_{m}: the time step m is reached when step k is reached at this row, following the
   // earliest-match path (the best one within a window). Among a person's step-k rows those times
   // never decrease, so "the nearest later step-k row's value" is a running min over the rows
@@ -140,11 +186,17 @@ function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBui
   let carried: RawBuilder<unknown>[] = [];
   for (let k = n - 2; k >= 0; k--) {
     const frame = needsLaterEvent(steps[k], steps[k + 1]) ? sql`wl` : sql`wc`;
-    const columns: RawBuilder<unknown>[] = [sql`min(case when ${flag(k + 1)} then ts end) over ${frame} as ${col(k, k + 1)}`];
-    for (let m = k + 2; m < n; m++) columns.push(sql`min(case when ${flag(k + 1)} then ${col(k + 1, m)} end) over ${frame} as ${col(k, m)}`);
+    const columns: RawBuilder<unknown>[] = [
+      sql`min(case when ${flag(k + 1)} then ts end) over ${frame} as ${col(k, k + 1)}`,
+    ];
+    for (let m = k + 2; m < n; m++)
+      columns.push(sql`min(case when ${flag(k + 1)} then ${col(k + 1, m)} end) over ${frame} as ${col(k, m)}`);
     const keep = carried.length ? sql`, ${sql.join(carried)}` : sql``;
     // The next passes read only rows of steps up to k (the last one only step-1 rows).
-    const earlier = sql.join(Array.from({ length: k + 1 }, (_, j) => flag(j)), sql` or `);
+    const earlier = sql.join(
+      Array.from({ length: k + 1 }, (_, j) => flag(j)),
+      sql` or `,
+    );
     level = sql`
       select * from (
         select person_id, ts, id${period}, ${sql.join(steps.map((_, j) => flag(j)))}${keep}, ${sql.join(columns)}
@@ -156,23 +208,40 @@ function orderedSql(events: RawBuilder<unknown>, steps: Entity[], window: RawBui
     carried = Array.from({ length: n - k - 1 }, (_, i) => col(k, k + 1 + i));
   }
   const times = Array.from({ length: n - 1 }, (_, i) => col(0, i + 1));
-  const reached = sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then 1 else 0 end`), sql` + `);
+  const reached = sql.join(
+    times.map((time) => sql`case when ${time} <= ts + ${window} then 1 else 0 end`),
+    sql` + `,
+  );
   return sql`
     select person_id, ts as t0, 1 + ${reached} as steps, case when ${times[n - 2]} <= ts + ${window} then ${times[n - 2]} end as final_ts,
       array[ts, ${sql.join(times.map((time) => sql`case when ${time} <= ts + ${window} then ${time} end`))}] as times${period}
     from (${level}) ordered_attempts`;
 }
 
-function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>, period: RawBuilder<unknown>): RawBuilder<unknown> {
-  if (n === 1) return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
+function strictSql(
+  events: RawBuilder<unknown>,
+  n: number,
+  window: RawBuilder<unknown>,
+  period: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  if (n === 1)
+    return sql`select person_id, ts as t0, 1 as steps, ts as final_ts, array[ts] as times${period} from (${events}) fe where s0`;
   // Each later step must be the person's very next event of any kind.
-  const leads = sql.join(Array.from({ length: n - 1 }, (_, i) => {
-    const k = i + 1;
-    return sql`lead(${flag(k)}, ${sql.lit(k)}) over w as ${sql.ref(`ok${k}`)}, lead(ts, ${sql.lit(k)}) over w as ${sql.ref(`t${k}`)}`;
-  }));
+  const leads = sql.join(
+    Array.from({ length: n - 1 }, (_, i) => {
+      const k = i + 1;
+      return sql`lead(${flag(k)}, ${sql.lit(k)}) over w as ${sql.ref(`ok${k}`)}, lead(ts, ${sql.lit(k)}) over w as ${sql.ref(`t${k}`)}`;
+    }),
+  );
   const chain: RawBuilder<unknown>[] = [];
-  for (let k = 1; k < n; k++) chain.push(sql`${k > 1 ? sql`${chain[k - 2]} and ` : sql``}coalesce(${sql.ref(`ok${k}`)}, false) and ${sql.ref(`t${k}`)} <= ts + ${window}`);
-  const reached = sql.join(chain.map((ok) => sql`case when ${ok} then 1 else 0 end`), sql` + `);
+  for (let k = 1; k < n; k++)
+    chain.push(
+      sql`${k > 1 ? sql`${chain[k - 2]} and ` : sql``}coalesce(${sql.ref(`ok${k}`)}, false) and ${sql.ref(`t${k}`)} <= ts + ${window}`,
+    );
+  const reached = sql.join(
+    chain.map((ok) => sql`case when ${ok} then 1 else 0 end`),
+    sql` + `,
+  );
   return sql`
     select person_id, ts as t0, 1 + ${reached} as steps, case when ${chain[n - 2]} then ${sql.ref(`t${n - 1}`)} end as final_ts,
       array[ts, ${sql.join(chain.map((ok, i) => sql`case when ${ok} then ${sql.ref(`t${i + 1}`)} end`))}] as times${period}
@@ -180,12 +249,24 @@ function strictSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<un
     where s0`;
 }
 
-function unorderedSql(events: RawBuilder<unknown>, n: number, window: RawBuilder<unknown>, period: RawBuilder<unknown>): RawBuilder<unknown> {
+function unorderedSql(
+  events: RawBuilder<unknown>,
+  n: number,
+  window: RawBuilder<unknown>,
+  period: RawBuilder<unknown>,
+): RawBuilder<unknown> {
   // From an event of step j: 1 + the other steps with an event in (t, t + window].
-  const has = sql.join(Array.from({ length: n }, (_, k) => sql`(count(*) filter (where ${flag(k)}) over w > 0) as ${sql.ref(`h${k}`)}`));
+  const has = sql.join(
+    Array.from({ length: n }, (_, k) => sql`(count(*) filter (where ${flag(k)}) over w > 0) as ${sql.ref(`h${k}`)}`),
+  );
   const fromStep = (j: number) => {
     const others = Array.from({ length: n }, (_, k) => k).filter((k) => k !== j);
-    const sum = others.length ? sql.join(others.map((k) => sql`case when ${sql.ref(`h${k}`)} then 1 else 0 end`), sql` + `) : sql`0`;
+    const sum = others.length
+      ? sql.join(
+          others.map((k) => sql`case when ${sql.ref(`h${k}`)} then 1 else 0 end`),
+          sql` + `,
+        )
+      : sql`0`;
     return sql`case when ${flag(j)} then 1 + ${sum} end`;
   };
   const steps = sql`greatest(${sql.join(Array.from({ length: n }, (_, j) => fromStep(j)))})`;
@@ -222,7 +303,10 @@ export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec
   // distinct id, and a subquery correlated with rows gathered from them cannot be planned.
   const joins = spec.exclusions.map((exclusion, index) => {
     const from = spec.order === 'unordered' ? sql`a.t0` : sql`a.times[${sql.lit((exclusion.fromStep ?? 0) + 1)}]`;
-    const to = spec.order === 'unordered' ? sql`a.final_ts` : sql`a.times[${sql.lit((exclusion.toStep ?? spec.steps.length - 1) + 1)}]`;
+    const to =
+      spec.order === 'unordered'
+        ? sql`a.final_ts`
+        : sql`a.times[${sql.lit((exclusion.toStep ?? spec.steps.length - 1) + 1)}]`;
     const x = sql.id(`x${index}`);
     return sql`left join (
         select e.person_id, e.timestamp from events e
@@ -231,6 +315,9 @@ export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec
       ) ${x} on ${from} is not null and ${x}.person_id = a.person_id
         and ${x}.timestamp > ${from} and ${x}.timestamp < coalesce(${to}, ${from} + ${window})`;
   });
-  const none = sql.join(spec.exclusions.map((_, index) => sql`${sql.id(`x${index}`)}.person_id is null`), sql` and `);
+  const none = sql.join(
+    spec.exclusions.map((_, index) => sql`${sql.id(`x${index}`)}.person_id is null`),
+    sql` and `,
+  );
   return sql`select a.* from (${attempts}) a ${sql.join(joins, sql` `)} where ${none}`;
 }

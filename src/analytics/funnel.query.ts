@@ -19,16 +19,28 @@ const VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 export function stepSelection(raw: RawParams, stepCount: number): { condition: RawBuilder<unknown>; minSteps: number } {
   const custom = jsonParam(raw, 'funnel_custom_steps');
   if (custom !== undefined) {
-    if (!Array.isArray(custom) || custom.length === 0 || !custom.every((step) => Number.isInteger(step) && Math.abs(step as number) <= 1000)) {
+    if (
+      !Array.isArray(custom) ||
+      custom.length === 0 ||
+      !custom.every((step) => Number.isInteger(step) && Math.abs(step as number) <= 1000)
+    ) {
       throw validationError('Expected a list of step numbers.', 'funnel_custom_steps');
     }
-    return { condition: sql`f.steps in (${sql.join(custom as number[])})`, minSteps: Math.min(...(custom as number[])) };
+    return {
+      condition: sql`f.steps in (${sql.join(custom as number[])})`,
+      minSteps: Math.min(...(custom as number[])),
+    };
   }
   const step = intParam(raw, 'funnel_step');
-  if (step === undefined) throw validationError('Missing both funnel_step and funnel_custom_steps.', 'funnel_step', 'required');
+  if (step === undefined)
+    throw validationError('Missing both funnel_step and funnel_custom_steps.', 'funnel_step', 'required');
   if (step >= 1) return { condition: sql`f.steps >= ${step}`, minSteps: step };
   // There is no drop-off before the first step.
-  if (step > -2) throw validationError('funnel_step must be a step number, or -N (N >= 2) for drop-offs before step N.', 'funnel_step');
+  if (step > -2)
+    throw validationError(
+      'funnel_step must be a step number, or -N (N >= 2) for drop-offs before step N.',
+      'funnel_step',
+    );
   if (-step > stepCount) throw validationError('funnel_step is beyond the last step.', 'funnel_step');
   return { condition: sql`f.steps = ${-step - 1}`, minSteps: -step - 1 };
 }
@@ -39,12 +51,24 @@ export type Selection = (slice: RawBuilder<unknown>) => RawBuilder<unknown>;
 /** Funnel trends: the persons entering in one period who converted (drop_off=false) or dropped off. */
 function trendsSelectionSql(context: ViewContext, raw: RawParams, spec: FunnelSpec): Selection {
   const dropOff = boolParam(raw, 'drop_off');
-  if (dropOff === undefined) throw validationError('Filter parameter drop_off must be provided and a bool for funnel trends persons!', 'drop_off', 'required');
+  if (dropOff === undefined)
+    throw validationError(
+      'Filter parameter drop_off must be provided and a bool for funnel trends persons!',
+      'drop_off',
+      'required',
+    );
   const entranceRaw = stringParam(raw, 'entrance_period_start');
   if (entranceRaw === undefined) {
-    throw validationError('Filter parameter entrance_period_start must be provided and a datetime for funnel trends persons!', 'entrance_period_start', 'required');
+    throw validationError(
+      'Filter parameter entrance_period_start must be provided and a datetime for funnel trends persons!',
+      'entrance_period_start',
+      'required',
+    );
   }
-  const entrance = truncate(parseDate(entranceRaw, context.timezone, context.now, 'entrance_period_start').value, spec.interval);
+  const entrance = truncate(
+    parseDate(entranceRaw, context.timezone, context.now, 'entrance_period_start').value,
+    spec.interval,
+  );
   const last = spec.steps.length - 1;
   const from = intParam(raw, 'funnel_from_step', { min: 0, max: last }) ?? 0;
   const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
@@ -83,7 +107,10 @@ export function firstTouchSql(context: ViewContext, spec: FunnelSpec, value: Raw
  * `funnel_step_breakdown`: persons whose first-touch breakdown value equals it; `"x"` and `["x"]`
  * are the same.
  */
-async function breakdownSelection(context: ViewContext, raw: RawParams): Promise<(spec: FunnelSpec) => RawBuilder<unknown>> {
+async function breakdownSelection(
+  context: ViewContext,
+  raw: RawParams,
+): Promise<(spec: FunnelSpec) => RawBuilder<unknown>> {
   const given = raw.funnel_step_breakdown;
   if (given === undefined || given === null || given === '') return () => sql`true`;
   let wanted: unknown = given;
@@ -101,15 +128,21 @@ async function breakdownSelection(context: ViewContext, raw: RawParams): Promise
   const type = stringParam(raw, 'breakdown_type') ?? 'event';
   let matches: RawBuilder<unknown>;
   if (type === 'cohort') {
-    if (!Number.isInteger(Number(wanted)) || Number(wanted) < 1 || Number(wanted) > 2_147_483_647) throw validationError('A valid cohort id is required.', 'funnel_step_breakdown');
-    const node = await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'), 'funnel_step_breakdown');
+    if (!Number.isInteger(Number(wanted)) || Number(wanted) < 1 || Number(wanted) > 2_147_483_647)
+      throw validationError('A valid cohort id is required.', 'funnel_step_breakdown');
+    const node = await resolveFilter(
+      context,
+      parseFilter([{ key: 'id', type: 'cohort', value: Number(wanted) }], 'funnel_step_breakdown'),
+      'funnel_step_breakdown',
+    );
     matches = filterSql(node, context.teamId);
   } else if (type === 'event' || type === 'person') {
     matches = sql`${breakdownValueSql(type, breakdownKey(raw))} = ${String(wanted)}`;
   } else {
     throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
   }
-  return (spec) => sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
+  return (spec) =>
+    sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, matches)}) b where b.value)`;
 }
 
 export function isTrendsMode(raw: RawParams): boolean {

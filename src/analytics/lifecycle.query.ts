@@ -5,7 +5,17 @@ import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
 import { acrossSlices } from './person-slices.ts';
-import { addInterval, bucketSql, formatLocal, intervalSql, localSql, parseDate, truncate, type Interval, type LocalRange } from './date-range.ts';
+import {
+  addInterval,
+  bucketSql,
+  formatLocal,
+  intervalSql,
+  localSql,
+  parseDate,
+  truncate,
+  type Interval,
+  type LocalRange,
+} from './date-range.ts';
 import { entitiesParam, entityEventsSql, resolveEntity, type Entity } from './entities.ts';
 import { rangeParam, intervalParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
@@ -64,7 +74,8 @@ export async function lifecycleSpec(context: ViewContext, raw: RawParams): Promi
   const status = (type: LifecycleType, target: RawBuilder<unknown>): RawBuilder<unknown> => {
     if (type === 'new') return sql`m.period = ${target} and m.prev is null and m.period = m.created`;
     if (type === 'returning') return sql`m.period = ${target} and m.prev = m.period - ${one}`;
-    if (type === 'resurrecting') return sql`m.period = ${target} and (m.prev is null and m.period is distinct from m.created or m.prev < m.period - ${one})`;
+    if (type === 'resurrecting')
+      return sql`m.period = ${target} and (m.prev is null and m.period is distinct from m.created or m.prev < m.period - ${one})`;
     return sql`m.period = ${target} - ${one} and (m.next is null or m.next > ${target})`;
   };
   return { entity, interval, range, window, where, marked, status };
@@ -75,15 +86,27 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
   if (targetRaw === undefined) throw validationError('Must include specified date', 'target_date', 'required');
   const type = stringParam(raw, 'lifecycle_type');
   if (type === undefined) throw validationError('Must include lifecycle type', 'lifecycle_type', 'required');
-  if (!(LIFECYCLE_TYPES as readonly string[]).includes(type)) throw validationError(`"${type}" is not a valid choice.`, 'lifecycle_type', 'invalid_choice');
+  if (!(LIFECYCLE_TYPES as readonly string[]).includes(type))
+    throw validationError(`"${type}" is not a valid choice.`, 'lifecycle_type', 'invalid_choice');
   const spec = await lifecycleSpec(context, raw);
-  const target = formatLocal(truncate(parseDate(targetRaw, context.timezone, context.now, 'target_date').value, spec.interval));
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number }>`
+  const target = formatLocal(
+    truncate(parseDate(targetRaw, context.timezone, context.now, 'target_date').value, spec.interval),
+  );
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<{ person_id: number }>`
     select m.person_id
     from (${spec.marked(slice)}) m
     where ${spec.status(type as LifecycleType, sql`${target}::timestamp`)}
     order by m.person_id
-    limit ${page.offset + page.limit}`.execute(context.db)).rows);
-  const ids = parts.flat().map((row) => Number(row.person_id)).sort((a, b) => a - b);
+    limit ${page.offset + page.limit}`.execute(context.db)
+      ).rows,
+  );
+  const ids = parts
+    .flat()
+    .map((row) => Number(row.person_id))
+    .sort((a, b) => a - b);
   return renderActors(context, ids.slice(page.offset, page.offset + page.limit), 'store');
 }

@@ -52,17 +52,28 @@ export function jsonParam(raw: RawParams, key: string, unparsable = `${key} is n
 
 /** "A valid integer is required.", with the allowed range when there is one. */
 function integerRequired(key: string, { min, max }: { min?: number; max?: number }) {
-  const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` greater than or equal to ${min}` : '';
+  const range =
+    min !== undefined && max !== undefined
+      ? ` from ${min} to ${max}`
+      : min !== undefined
+        ? ` greater than or equal to ${min}`
+        : '';
   return validationError(`A valid integer${range} is required.`, key);
 }
 
-export function intParam(raw: RawParams, key: string, options: { min?: number; max?: number } = {}): number | undefined {
+export function intParam(
+  raw: RawParams,
+  key: string,
+  options: { min?: number; max?: number } = {},
+): number | undefined {
   const text = stringParam(raw, key);
   if (text === undefined) return undefined;
   if (!/^-?\d+$/.test(text.trim())) throw integerRequired(key, options);
   const value = Number(text);
-  if (options.min !== undefined && value < options.min) throw validationError(`Ensure this value is greater than or equal to ${options.min}.`, key);
-  if (options.max !== undefined && value > options.max) throw validationError(`Ensure this value is less than or equal to ${options.max}.`, key);
+  if (options.min !== undefined && value < options.min)
+    throw validationError(`Ensure this value is greater than or equal to ${options.min}.`, key);
+  if (options.max !== undefined && value > options.max)
+    throw validationError(`Ensure this value is less than or equal to ${options.max}.`, key);
   if (!Number.isSafeInteger(value)) throw integerRequired(key, options);
   return value;
 }
@@ -80,7 +91,8 @@ export function boolParam(raw: RawParams, key: string): boolean | undefined {
 export function choiceParam<T extends string>(raw: RawParams, key: string, choices: readonly T[], fallback: T): T {
   const text = stringParam(raw, key);
   if (text === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(text)) throw validationError(`"${text}" is not a valid choice.`, key, 'invalid_choice');
+  if (!(choices as readonly string[]).includes(text))
+    throw validationError(`"${text}" is not a valid choice.`, key, 'invalid_choice');
   return text as T;
 }
 

@@ -25,15 +25,18 @@ const SHIFT = sql`4294967296::bigint`;
  */
 function forwardNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<unknown> {
   const w = sql`(partition by person_id order by ts, id)`;
-  const startRn = cut.startPoint === undefined
-    ? sql`max(case when new_session then rn end) over ${w}`
-    : sql`(session * ${SHIFT} - max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w})`;
+  const startRn =
+    cut.startPoint === undefined
+      ? sql`max(case when new_session then rn end) over ${w}`
+      : sql`(session * ${SHIFT} - max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w})`;
   // Rows before the session's start point (or in a session without one) have no start yet.
-  const startedHere = cut.startPoint === undefined
-    ? sql`true`
-    : sql`max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w} >= session * ${SHIFT} - ${SHIFT} + 1`;
+  const startedHere =
+    cut.startPoint === undefined
+      ? sql`true`
+      : sql`max(case when item = ${cut.startPoint} then session * ${SHIFT} - rn end) over ${w} >= session * ${SHIFT} - ${SHIFT} + 1`;
   // Sessions are numbered only for a start point; positions alone need the session's first row.
-  const session = cut.startPoint === undefined ? sql`null::bigint` : sql`sum(case when new_session then 1 else 0 end) over ${w}`;
+  const session =
+    cut.startPoint === undefined ? sql`null::bigint` : sql`sum(case when new_session then 1 else 0 end) over ${w}`;
   // The kept row before this one holds the item of the event before this one (a dropped event
   // repeats the item before it), so the previous item is read once, before the dropping.
   return sql`

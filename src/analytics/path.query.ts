@@ -18,14 +18,16 @@ const FUNNEL_PATHS = ['funnel_path_after_step', 'funnel_path_before_step', 'funn
 
 function stringList(raw: RawParams, key: string): string[] {
   const value = jsonParam(raw, key) ?? [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw validationError('Expected a list of strings.', key);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+    throw validationError('Expected a list of strings.', key);
   return value as string[];
 }
 
 function typeConditions(raw: RawParams): { condition: RawBuilder<unknown>; urls: boolean; screens: boolean } {
   const types = stringList(raw, 'include_event_types');
   const unknown = types.find((type) => !EVENT_TYPES.includes(type));
-  if (unknown !== undefined) throw validationError(`"${unknown}" is not a valid choice.`, 'include_event_types', 'invalid_choice');
+  if (unknown !== undefined)
+    throw validationError(`"${unknown}" is not a valid choice.`, 'include_event_types', 'invalid_choice');
   if (types.includes('hogql')) throw validationError('HogQL path items are not supported.', 'include_event_types');
   const custom = stringList(raw, 'include_custom_events');
   const conditions: RawBuilder<unknown>[] = [];
@@ -57,12 +59,16 @@ function groupingSql(raw: RawParams, item: RawBuilder<unknown>): RawBuilder<unkn
  * or at/before the time their best attempt reached that step (a drop-off: its last completed step,
  * plus the window when before), or between it and the preceding step.
  */
-async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
+async function funnelPathSql(
+  context: ViewContext,
+  raw: RawParams,
+): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
   if (stringParam(raw, 'funnel_paths') === undefined) return () => sql`true`;
   const kind = choiceParam(raw, 'funnel_paths', FUNNEL_PATHS, 'funnel_path_after_step');
   const filter = jsonParam(raw, 'funnel_filter');
   if (filter === undefined) throw validationError('This field is required.', 'funnel_filter', 'required');
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw validationError('funnel_filter must be an object.', 'funnel_filter');
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+    throw validationError('funnel_filter must be an object.', 'funnel_filter');
   const funnelRaw = filter as RawParams;
   try {
     const spec = await parseFunnel(funnelRaw, context);
@@ -70,15 +76,20 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<(sli
     if (step === undefined) throw validationError('funnel_filter needs a funnel_step.', 'funnel_filter', 'required');
     const { condition, minSteps } = stepSelection(funnelRaw, spec.steps.length);
     // Unordered attempts carry no per-step times.
-    if (spec.order === 'unordered') throw validationError('Funnel paths need an ordered or strict funnel.', 'funnel_filter');
+    if (spec.order === 'unordered')
+      throw validationError('Funnel paths need an ordered or strict funnel.', 'funnel_filter');
     const at = step > 0 ? step : -step - 1;
-    if (kind === 'funnel_path_between_steps' && at < 2) throw validationError('There is no step before the first one.', 'funnel_filter');
+    if (kind === 'funnel_path_between_steps' && at < 2)
+      throw validationError('There is no step before the first one.', 'funnel_filter');
     spec.requiredStep = minSteps - 1;
     const time = sql`f.times[${sql.lit(at)}]`;
     const none = sql`null::timestamptz`;
-    const [lower, upper] = kind === 'funnel_path_after_step' ? [time, none]
-      : kind === 'funnel_path_before_step' ? [none, step < 0 ? sql`${time} + ${spec.window}::interval` : time]
-      : [sql`f.times[${sql.lit(at - 1)}]`, time];
+    const [lower, upper] =
+      kind === 'funnel_path_after_step'
+        ? [time, none]
+        : kind === 'funnel_path_before_step'
+          ? [none, step < 0 ? sql`${time} + ${spec.window}::interval` : time]
+          : [sql`f.times[${sql.lit(at - 1)}]`, time];
     return (slice) => sql`exists (
       select 1 from (
         select f.person_id, ${lower} as lower_ts, ${upper} as upper_ts
@@ -100,7 +111,10 @@ async function funnelPathSql(context: ViewContext, raw: RawParams): Promise<(sli
  * Rows `(person_id, session, i, key, prev_key, ts, prev_ts, last)`: every node of every person's
  * kept paths (`{i}_{item}`), with the node before it in the same session and when each was reached.
  */
-export async function pathNodesSql(context: ViewContext, raw: RawParams): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
+export async function pathNodesSql(
+  context: ViewContext,
+  raw: RawParams,
+): Promise<(slice: RawBuilder<unknown>) => RawBuilder<unknown>> {
   const stepLimit = intParam(raw, 'step_limit', { min: 1, max: 100 }) ?? 5;
   const startPoint = stringParam(raw, 'start_point');
   const endPoint = stringParam(raw, 'end_point');
@@ -139,9 +153,13 @@ export async function pathActors(context: ViewContext, raw: RawParams, page: Pag
   let selection: RawBuilder<unknown>;
   if (dropoffKey !== undefined) selection = sql`k.last and k.key = ${dropoffKey}`;
   else if (startKey !== undefined || endKey !== undefined) {
-    selection = andSql([startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`, endKey === undefined ? sql`true` : sql`k.key = ${endKey}`]);
+    selection = andSql([
+      startKey === undefined ? sql`true` : sql`k.prev_key = ${startKey}`,
+      endKey === undefined ? sql`true` : sql`k.key = ${endKey}`,
+    ]);
   } else selection = sql`true`;
   const nodes = await pathNodesSql(context, raw);
-  const paths = (slice: RawBuilder<unknown>) => sql`select distinct k.person_id from (${nodes(slice)}) k where ${selection}`;
+  const paths = (slice: RawBuilder<unknown>) =>
+    sql`select distinct k.person_id from (${nodes(slice)}) k where ${selection}`;
   return renderActors(context, await selectPersonsByUuid(context, paths, page), 'store');
 }

@@ -12,7 +12,10 @@ const MIN_IDS_PER_SLICE = 2000;
  * Slices per query: the configured number (whatever the project's size), else 3 on PostgreSQL (a
  * parallel scan's leader and two workers) for projects of some size, and 1 in-process.
  */
-export function slicesFor(config: Pick<Config, 'analyticsSlices' | 'databaseUrl'>): { slices: number; minIdsPerSlice: number } {
+export function slicesFor(config: Pick<Config, 'analyticsSlices' | 'databaseUrl'>): {
+  slices: number;
+  minIdsPerSlice: number;
+} {
   if (config.analyticsSlices !== null) return { slices: config.analyticsSlices, minIdsPerSlice: 1 };
   // A database URL is a PostgreSQL server; without one the database is PGlite, in this process.
   return { slices: config.databaseUrl !== null ? 3 : 1, minIdsPerSlice: MIN_IDS_PER_SLICE };
@@ -49,7 +52,10 @@ export async function personSlices(context: ViewContext): Promise<RawBuilder<unk
 }
 
 /** Runs `work` on every slice at once (each its own connection on PostgreSQL). */
-export async function acrossSlices<T>(context: ViewContext, work: (slice: RawBuilder<unknown>) => Promise<T>): Promise<T[]> {
+export async function acrossSlices<T>(
+  context: ViewContext,
+  work: (slice: RawBuilder<unknown>) => Promise<T>,
+): Promise<T[]> {
   return Promise.all((await personSlices(context)).map(work));
 }
 
@@ -57,7 +63,10 @@ export async function acrossSlices<T>(context: ViewContext, work: (slice: RawBui
  * As acrossSlices, with the same slice also as a condition on the persons row `p` (`p.id`), so a
  * join with persons reads only the slice's persons.
  */
-export async function acrossPersonSlices<T>(context: ViewContext, work: (slice: RawBuilder<unknown>, persons: RawBuilder<unknown>) => Promise<T>): Promise<T[]> {
+export async function acrossPersonSlices<T>(
+  context: ViewContext,
+  work: (slice: RawBuilder<unknown>, persons: RawBuilder<unknown>) => Promise<T>,
+): Promise<T[]> {
   const bounds = await sliceBounds(context);
   const persons = conditionsOn(sql.ref('p.id'), bounds);
   return Promise.all(conditionsOn(sql.ref('e.person_id'), bounds).map((slice, i) => work(slice, persons[i])));
@@ -73,7 +82,8 @@ export function sumRows<T extends Record<string, unknown>>(parts: T[][], keys: (
       merged.set(key, { ...row, ...Object.fromEntries(values.map((v) => [v, Number(row[v] ?? 0)])) });
       continue;
     }
-    for (const v of values) (existing as Record<string, unknown>)[v as string] = Number(existing[v] ?? 0) + Number(row[v] ?? 0);
+    for (const v of values)
+      (existing as Record<string, unknown>)[v as string] = Number(existing[v] ?? 0) + Number(row[v] ?? 0);
   }
   return [...merged.values()];
 }

@@ -5,7 +5,16 @@ import { validationError } from '../errors.ts';
 import type { PersonWire } from '../modules/persons/person.serializer.ts';
 import { renderActors, type ViewContext } from './actors.ts';
 import { acrossSlices } from './person-slices.ts';
-import { addInterval, formatLocal, localSql, localTime, parseDate, rangeSql, truncate, type Interval } from './date-range.ts';
+import {
+  addInterval,
+  formatLocal,
+  localSql,
+  localTime,
+  parseDate,
+  rangeSql,
+  truncate,
+  type Interval,
+} from './date-range.ts';
 import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
 import { choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
@@ -60,36 +69,55 @@ export interface RetentionSpec {
 /** The retention table's relations, shared by the persons view and the insight. */
 export async function retentionSpec(context: ViewContext, raw: RawParams): Promise<RetentionSpec> {
   const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
-  const returning = jsonParam(raw, 'returning_entity') === undefined ? target : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
-  const type = choiceParam(raw, 'retention_type', ['retention_recurring', 'retention_first_time'], 'retention_recurring');
+  const returning =
+    jsonParam(raw, 'returning_entity') === undefined
+      ? target
+      : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
+  const type = choiceParam(
+    raw,
+    'retention_type',
+    ['retention_recurring', 'retention_first_time'],
+    'retention_recurring',
+  );
   const interval = choiceParam(raw, 'period', PERIODS, 'Day').toLowerCase() as Interval;
   const total = intParam(raw, 'total_intervals', { min: 1, max: 1000 }) ?? 11;
   let selected = intParam(raw, 'selected_interval', { min: 0 }) ?? 0;
   const breakdownValues = jsonParam(raw, 'breakdown_values');
   if (breakdownValues !== undefined) {
-    if (!Array.isArray(breakdownValues) || !Number.isInteger(breakdownValues[0])) throw validationError('Expected a list holding a cohort index.', 'breakdown_values');
+    if (!Array.isArray(breakdownValues) || !Number.isInteger(breakdownValues[0]))
+      throw validationError('Expected a list holding a cohort index.', 'breakdown_values');
     selected = breakdownValues[0] as number;
   }
-  if (selected < 0 || selected >= total) throw validationError(`Ensure this value is less than ${total}.`, 'selected_interval');
+  if (selected < 0 || selected >= total)
+    throw validationError(`Ensure this value is less than ${total}.`, 'selected_interval');
   const dateToRaw = stringParam(raw, 'date_to');
-  const dateTo = dateToRaw === undefined ? localTime(context.now, context.timezone) : parseDate(dateToRaw, context.timezone, context.now, 'date_to').value;
+  const dateTo =
+    dateToRaw === undefined
+      ? localTime(context.now, context.timezone)
+      : parseDate(dateToRaw, context.timezone, context.now, 'date_to').value;
   const { start, end } = retentionWindow(dateTo, interval, total);
 
   const local = localSql(sql.ref('e.timestamp'), context.timezone);
   const startSql = sql`${formatLocal(start)}::timestamp`;
   const index = periodIndex(interval, startSql);
-  const common = [sql`e.team_id = ${context.teamId}`, sql`e.person_id is not null`, filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
+  const common = [
+    sql`e.team_id = ${context.teamId}`,
+    sql`e.person_id is not null`,
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+  ];
   const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
   const isTarget = entitySql(target, context.teamId);
   const isReturn = entitySql(returning, context.teamId);
   const firstTime = type === 'retention_first_time';
   const windowStart = sql`(${startSql} at time zone ${context.timezone})`;
   const windowEnd = sql`(${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
-  const cohorts = (slice: RawBuilder<unknown>) => (!firstTime
-    ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
-    : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
+  const cohorts = (slice: RawBuilder<unknown>) =>
+    !firstTime
+      ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
+      : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
         select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, isTarget])} group by e.person_id
-      ) f where f.first_time >= ${windowStart} and f.first_time < ${windowEnd}`);
+      ) f where f.first_time >= ${windowStart} and f.first_time < ${windowEnd}`;
   const returned = (slice: RawBuilder<unknown>) =>
     sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, isReturn, inWindow])}`;
   const sameEntity = !firstTime && returning === target;
@@ -98,9 +126,13 @@ export async function retentionSpec(context: ViewContext, raw: RawParams): Promi
     const cohortsOf = firstTime
       ? sql`case when ${firstSeen} >= ${windowStart} and ${firstSeen} < ${windowEnd} then array[${index(localSql(firstSeen, context.timezone))}] end`
       : sql`array_agg(distinct ${index(local)}) filter (where ${isTarget})`;
-    const returnsOf = sameEntity ? sql`null::int[]` : sql`array_agg(distinct ${index(local)}) filter (where ${isReturn} and ${inWindow})`;
+    const returnsOf = sameEntity
+      ? sql`null::int[]`
+      : sql`array_agg(distinct ${index(local)}) filter (where ${isReturn} and ${inWindow})`;
     // First-time cohorts look before the window for each person's first event.
-    const scope = firstTime ? sql`(${isTarget} or (${isReturn} and ${inWindow}))` : sql`((${isTarget} or ${isReturn}) and ${inWindow})`;
+    const scope = firstTime
+      ? sql`(${isTarget} or (${isReturn} and ${inWindow}))`
+      : sql`((${isTarget} or ${isReturn}) and ${inWindow})`;
     return sql`select e.person_id, ${cohortsOf} as cohorts, ${returnsOf} as returns from events e where ${andSql([...common, slice, scope])} group by e.person_id`;
   };
   return { interval, total, selected, dateTo, start, end, cohorts, returned, byPerson, sameEntity };
@@ -110,21 +142,34 @@ export async function retentionSpec(context: ViewContext, raw: RawParams): Promi
  * Index of the period holding a local time: whole periods since S (months counted on the
  * calendar). Days and weeks count calendar days (S is a midnight); hours count elapsed seconds.
  */
-function periodIndex(interval: Interval, startSql: RawBuilder<unknown>): (t: RawBuilder<unknown>) => RawBuilder<number> {
+function periodIndex(
+  interval: Interval,
+  startSql: RawBuilder<unknown>,
+): (t: RawBuilder<unknown>) => RawBuilder<number> {
   if (interval === 'day') return (t) => sql<number>`(${t}::date - ${startSql}::date)`;
   if (interval === 'week') {
     // Floor division (integer division truncates towards zero).
-    return (t) => sql<number>`((${t}::date - ${startSql}::date) - (((${t}::date - ${startSql}::date) % 7) + 7) % 7) / 7`;
+    return (t) =>
+      sql<number>`((${t}::date - ${startSql}::date) - (((${t}::date - ${startSql}::date) % 7) + 7) % 7) / 7`;
   }
   if (interval === 'hour') return (t) => sql<number>`floor(date_part('epoch', ${t} - ${startSql}) / 3600)::int`;
   const step = sql`${'1 month'}::interval`;
-  const months = (t: RawBuilder<unknown>) => sql`((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int`;
+  const months = (t: RawBuilder<unknown>) =>
+    sql`((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int`;
   return (t) => sql<number>`(${months(t)} - case when ${t} < ${startSql} + ${months(t)} * ${step} then 1 else 0 end)`;
 }
 
-export async function retentionActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<RetentionResult> {
+export async function retentionActors(
+  context: ViewContext,
+  raw: RawParams,
+  page: PageRequest,
+): Promise<RetentionResult> {
   const { total, selected, cohorts, returned } = await retentionSpec(context, raw);
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ person_id: number; periods: number[] | null; returns: number }>`
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<{ person_id: number; periods: number[] | null; returns: number }>`
     with cohort as (select c.person_id from (${cohorts(slice)}) c where c.cohort = ${selected}),
     returned as (select r.person_id, r.period from (${returned(slice)}) r where r.person_id in (select person_id from cohort))
     select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods, count(r.period) filter (where r.period > ${selected}) as returns
@@ -132,8 +177,11 @@ export async function retentionActors(context: ViewContext, raw: RawParams, page
     left join returned r on r.person_id = c.person_id
     group by c.person_id
     order by 3 desc, c.person_id
-    limit ${page.offset + page.limit}`.execute(context.db)).rows);
-  const rows = parts.flat()
+    limit ${page.offset + page.limit}`.execute(context.db)
+      ).rows,
+  );
+  const rows = parts
+    .flat()
     .sort((a, b) => Number(b.returns) - Number(a.returns) || Number(a.person_id) - Number(b.person_id))
     .slice(page.offset, page.offset + page.limit);
 
@@ -142,7 +190,9 @@ export async function retentionActors(context: ViewContext, raw: RawParams, page
   const periodsOf = new Map(rows.map((row) => [Number(row.person_id), new Set((row.periods ?? []).map(Number))]));
   const result = people.map((person) => {
     const periods = periodsOf.get(person.id) ?? new Set<number>();
-    const appearances = Array.from({ length: total - selected }, (_, j) => (j === 0 || periods.has(selected + j) ? 1 : 0));
+    const appearances = Array.from({ length: total - selected }, (_, j) =>
+      j === 0 || periods.has(selected + j) ? 1 : 0,
+    );
     return { person, appearances };
   });
   return { result, rawCount: ids.length, missing };

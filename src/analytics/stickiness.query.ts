@@ -22,5 +22,9 @@ export async function stickinessActors(context: ViewContext, raw: RawParams, pag
     having count(distinct ${bucket}) = ${days}
     order by e.person_id
     limit ${page.limit} offset ${page.offset}`.execute(context.db);
-  return renderActors(context, rows.map((row) => Number(row.person_id)), 'store');
+  return renderActors(
+    context,
+    rows.map((row) => Number(row.person_id)),
+    'store',
+  );
 }

@@ -9,7 +9,16 @@ import { filterSql, parseFilter, resolveFilter } from './filters.ts';
 import { boolParam, intervalParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
 
-export const NON_TIME_SERIES = ['ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsDonut', 'CalendarHeatmap'];
+export const NON_TIME_SERIES = [
+  'ActionsLineGraphCumulative',
+  'ActionsTable',
+  'ActionsPie',
+  'ActionsBarValue',
+  'WorldMap',
+  'BoldNumber',
+  'ActionsDonut',
+  'CalendarHeatmap',
+];
 export const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
   sum: (v) => sql`sum(${v})`,
   avg: (v) => sql`avg(${v})`,
@@ -35,9 +44,15 @@ export function trendsWindow(raw: RawParams, context: ViewContext, interval: Int
     range = resolveRange({ ...base, dateFrom, dateTo });
   } else {
     const parsed = parseDate(dateFrom, context.timezone, context.now, 'date_from');
-    const from = truncate(parsed.value, interval === 'hour' || parsed.hourly ? 'hour' : interval === 'week' || interval === 'month' ? interval : 'day');
+    const from = truncate(
+      parsed.value,
+      interval === 'hour' || parsed.hourly ? 'hour' : interval === 'week' || interval === 'month' ? interval : 'day',
+    );
     // Era A clients send only the bucket start (or date_to == date_from): the bucket's end follows from the interval.
-    range = dateTo === undefined || dateTo === dateFrom ? { from, to: addInterval(from, interval, 1) } : { ...resolveRange({ ...base, dateFrom, dateTo }), from };
+    range =
+      dateTo === undefined || dateTo === dateFrom
+        ? { from, to: addInterval(from, interval, 1) }
+        : { ...resolveRange({ ...base, dateFrom, dateTo }), from };
   }
   // Active-user maths count persons active in the trailing week/month ending at the point.
   if (range.from && math === 'weekly_active') range.from = addInterval(range.from, 'day', -6);
@@ -54,17 +69,32 @@ async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBu
   if (type === 'cohort') {
     if (value === 'all') return sql`true`;
     if (!/^\d{1,9}$/.test(value)) throw validationError('A valid cohort id is required.', 'breakdown_value');
-    return filterSql(await resolveFilter(context, parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'), 'breakdown_value'), teamId);
+    return filterSql(
+      await resolveFilter(
+        context,
+        parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'),
+        'breakdown_value',
+      ),
+      teamId,
+    );
   }
-  if (type !== 'event' && type !== 'person') throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
+  if (type !== 'event' && type !== 'person')
+    throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
   const key = breakdownKey(raw);
   if (stringParam(raw, 'breakdown_histogram_bin_count') !== undefined) {
     // A histogram bucket arrives as "[lo, hi]": lo <= value < hi.
     const bounds = jsonParam(raw, 'breakdown_value', 'breakdown_value is not valid JSON.');
-    if (!Array.isArray(bounds) || bounds.length !== 2 || !bounds.every((bound) => typeof bound === 'number' && Number.isFinite(bound))) {
+    if (
+      !Array.isArray(bounds) ||
+      bounds.length !== 2 ||
+      !bounds.every((bound) => typeof bound === 'number' && Number.isFinite(bound))
+    ) {
       throw validationError('A histogram breakdown_value must be a [lower, upper] pair of numbers.', 'breakdown_value');
     }
-    const filter = [{ key, value: bounds[0], operator: 'gte', type }, { key, value: bounds[1], operator: 'lt', type }];
+    const filter = [
+      { key, value: bounds[0], operator: 'gte', type },
+      { key, value: bounds[1], operator: 'lt', type },
+    ];
     return filterSql(parseFilter(filter, 'breakdown_value'), teamId);
   }
   return sql`${breakdownValueSql(type, key)} = ${value}`;
@@ -108,5 +138,9 @@ export async function trendsActors(context: ViewContext, raw: RawParams, page: P
     group by e.person_id
     order by value desc nulls last, e.person_id desc
     limit ${page.limit} offset ${page.offset}`.execute(context.db);
-  return renderActors(context, rows.map((row) => Number(row.person_id)), 'query');
+  return renderActors(
+    context,
+    rows.map((row) => Number(row.person_id)),
+    'query',
+  );
 }

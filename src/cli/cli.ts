@@ -38,7 +38,12 @@ export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies Pars
 
 export function parseCommandArgs(command: Command, args: string[]) {
   try {
-    const { values } = parseArgs({ args, options: { ...JSON_OPTION, ...command.options }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { ...JSON_OPTION, ...command.options },
+      strict: true,
+      allowPositionals: false,
+    });
     return values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nusage: ${command.usage}`);
@@ -81,12 +86,18 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function email(values: Record<string, string | boolean | undefined>, name = 'email'): string {
   const value = required(values, name);
-  if (!EMAIL.test(value) || value.length > 254) throw new UsageError(`--${name} must be an e-mail address, got ${JSON.stringify(value)}`);
+  if (!EMAIL.test(value) || value.length > 254)
+    throw new UsageError(`--${name} must be an e-mail address, got ${JSON.stringify(value)}`);
   return value;
 }
 
 export const list = (value: string | undefined) =>
-  value === undefined ? [] : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  value === undefined
+    ? []
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
 
 /** Opens the configured database, applies migrations, runs the work, closes. Logs go to stderr. */
 export async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Promise<T> {

@@ -40,6 +40,8 @@ export function overallHelp(commands: Command[]): string {
 }
 
 export function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return manifest.version;
 }

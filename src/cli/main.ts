@@ -5,7 +5,9 @@
 import module from 'node:module';
 import path from 'node:path';
 
-module.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || path.join(import.meta.dirname, '../../node_modules/.cache/herd/compile'));
+module.enableCompileCache?.(
+  process.env.NODE_COMPILE_CACHE || path.join(import.meta.dirname, '../../node_modules/.cache/herd/compile'),
+);
 const { main } = await import('./dispatch.ts');
 const code = await main(process.argv.slice(2));
 // A server runs until a signal: keep what it compiled now (it is flushed at exit otherwise).

@@ -5,7 +5,15 @@
 // a notification reaches PostgreSQL's other sessions, this one's listening connection included,
 // only some time after the writer's commit returned.
 import type { PGlite } from '@electric-sql/pglite';
-import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  OperationNode,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import pg from 'pg';
 
 export const ACCESS_CHANNEL = 'herd_access';
@@ -55,7 +63,9 @@ function writesAccessRows(node: RootOperationNode): boolean {
   const table = watchedTable(node.table);
   if (table === undefined) return false;
   const ignored = WATCHED.get(table) ?? [];
-  const columns = (node.updates ?? []).map((update) => (update.column as unknown as { column?: { name?: string } }).column?.name);
+  const columns = (node.updates ?? []).map(
+    (update) => (update.column as unknown as { column?: { name?: string } }).column?.name,
+  );
   return columns.length === 0 || columns.some((column) => column === undefined || !ignored.includes(column));
 }
 

@@ -5,8 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from './database.ts';
 
 type Placement =
-  | { table: string; kind: 'reference' }
-  | { table: string; kind: 'distributed'; column: string; colocateWith: string };
+  { table: string; kind: 'reference' } | { table: string; kind: 'distributed'; column: string; colocateWith: string };
 
 /**
  * In this order: a table is placed after every table its foreign keys point to. Reference tables
@@ -42,7 +41,9 @@ export const PLACEMENTS: readonly Placement[] = [
 ];
 
 export async function hasCitus(db: Db): Promise<boolean> {
-  const { rows } = await sql<{ citus: boolean }>`select exists (select 1 from pg_extension where extname = 'citus') as citus`.execute(db);
+  const { rows } = await sql<{
+    citus: boolean;
+  }>`select exists (select 1 from pg_extension where extname = 'citus') as citus`.execute(db);
   return rows[0]?.citus === true;
 }
 
@@ -62,7 +63,9 @@ export async function distributeSchema(db: Db): Promise<string[]> {
     // `person_count_deltas` on their own worker, which Citus allows from a trigger; it asks to be
     // told that such triggers are intended.
     await sql`set local citus.enable_unsafe_triggers = on`.execute(trx);
-    const { rows } = await sql<{ table: string }>`select logicalrelid::regclass::text as table from pg_dist_partition`.execute(trx);
+    const { rows } = await sql<{
+      table: string;
+    }>`select logicalrelid::regclass::text as table from pg_dist_partition`.execute(trx);
     const placed = new Set(rows.map((row) => row.table));
     const done: string[] = [];
     for (const placement of PLACEMENTS) {
@@ -70,7 +73,9 @@ export async function distributeSchema(db: Db): Promise<string[]> {
       if (placement.kind === 'reference') {
         await sql`select create_reference_table(${placement.table})`.execute(trx);
       } else {
-        await sql`select create_distributed_table(${placement.table}, ${placement.column}, colocate_with => ${placement.colocateWith})`.execute(trx);
+        await sql`select create_distributed_table(${placement.table}, ${placement.column}, colocate_with => ${placement.colocateWith})`.execute(
+          trx,
+        );
       }
       done.push(placement.table);
     }

@@ -11,6 +11,7 @@ const MARKER = 'PG_VERSION';
 const CLONE = fs.constants.COPYFILE_FICLONE;
 
 for (const entry of fs.readdirSync(image)) {
-  if (entry !== MARKER) fs.cpSync(path.join(image, entry), path.join(dataDir, entry), { recursive: true, force: true, mode: CLONE });
+  if (entry !== MARKER)
+    fs.cpSync(path.join(image, entry), path.join(dataDir, entry), { recursive: true, force: true, mode: CLONE });
 }
 fs.copyFileSync(path.join(image, MARKER), path.join(dataDir, MARKER), CLONE);

@@ -41,7 +41,10 @@ describe('lockDataDir', () => {
     assert.ok(Math.abs(Date.parse(holder.started_at) - Date.now()) < 60_000);
     const error = refusal();
     assert.deepEqual(error.holder, holder);
-    assert.equal(error.message, `DATA_DIR ${dir} is in use by herd unit-test (pid ${process.pid} on ${os.hostname()}, since ${holder.started_at})`);
+    assert.equal(
+      error.message,
+      `DATA_DIR ${dir} is in use by herd unit-test (pid ${process.pid} on ${os.hostname()}, since ${holder.started_at})`,
+    );
     lock.release();
     assert.equal(fs.existsSync(lockPath), false);
     assert.deepEqual(fs.readdirSync(dir), []);
@@ -72,7 +75,10 @@ describe('lockDataDir', () => {
     plant('{"pid":');
     const error = refusal();
     assert.equal(error.holder, null);
-    assert.equal(error.message, `DATA_DIR ${dir} is locked by another process (its lock ${lockPath} cannot be read; remove it if no herd process uses this DATA_DIR)`);
+    assert.equal(
+      error.message,
+      `DATA_DIR ${dir} is locked by another process (its lock ${lockPath} cannot be read; remove it if no herd process uses this DATA_DIR)`,
+    );
   });
 
   it('takes over the lock of an earlier process with its own pid (a container restarted)', () => {
@@ -89,7 +95,12 @@ describe('lockDataDir', () => {
     const racer = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
       plant({ pid: dead.pid, hostname: os.hostname(), command: 'herd serve', started_at: '2026-01-01T00:00:00.000Z' });
-      const racerHolder: LockHolder = { pid: racer.pid!, hostname: os.hostname(), command: 'herd racer', started_at: new Date().toISOString() };
+      const racerHolder: LockHolder = {
+        pid: racer.pid!,
+        hostname: os.hostname(),
+        command: 'herd racer',
+        started_at: new Date().toISOString(),
+      };
       let interleaved = 0;
       const winRace = () => {
         interleaved += 1;
@@ -126,10 +137,13 @@ describe('lockDataDir', () => {
   it('takes over the lock of a process that is dead but not yet reaped (a zombie)', async (t) => {
     if (!fs.existsSync('/proc/self/stat')) return t.diagnostic('no /proc: zombies are not told apart here');
     // The inner shell prints its pid and exits; `sleep`, which replaced its parent, never reaps it.
-    const parent = spawn('sh', ['-c', 'sh -c \'echo $$\' & exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('sh', ['-c', "sh -c 'echo $$' & exec sleep 30"], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))));
-      for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))),
+      );
+      for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
+        await new Promise((r) => setTimeout(r, 20));
       assert.match(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'), /\) Z /);
       plant({ pid, hostname: os.hostname(), command: 'herd serve', started_at: '2026-01-01T00:00:00.000Z' });
       lockDataDir(dir).release();

@@ -44,7 +44,10 @@ export interface DataDirLock {
   release(): void;
 }
 
-let holderCommand = `node ${process.argv.slice(1).map((arg) => path.basename(arg)).join(' ')}`.trim();
+let holderCommand = `node ${process.argv
+  .slice(1)
+  .map((arg) => path.basename(arg))
+  .join(' ')}`.trim();
 
 /** How this process is named to a process the lock turns away ("herd serve"). */
 export function nameLockHolder(command: string) {
@@ -61,7 +64,12 @@ function parseHolder(text: string): LockHolder | null {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
     if (!Number.isInteger(value.pid) || typeof value.hostname !== 'string') return null;
-    return { pid: value.pid!, hostname: value.hostname, command: String(value.command ?? 'an unknown command'), started_at: String(value.started_at ?? 'an unknown time') };
+    return {
+      pid: value.pid!,
+      hostname: value.hostname,
+      command: String(value.command ?? 'an unknown command'),
+      started_at: String(value.started_at ?? 'an unknown time'),
+    };
   } catch {
     return null;
   }
@@ -72,14 +80,21 @@ type LockState = { state: 'absent' } | { state: 'empty' } | { state: 'held'; fil
 function readLock(lockPath: string): LockState {
   let entries: string[];
   try {
-    entries = fs.readdirSync(lockPath).filter((name) => name.endsWith('.json')).sort();
+    entries = fs
+      .readdirSync(lockPath)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { state: 'absent' };
     throw error;
   }
   if (entries.length === 0) return { state: 'empty' };
   try {
-    return { state: 'held', file: entries[0], holder: parseHolder(fs.readFileSync(path.join(lockPath, entries[0]), 'utf8')) };
+    return {
+      state: 'held',
+      file: entries[0],
+      holder: parseHolder(fs.readFileSync(path.join(lockPath, entries[0]), 'utf8')),
+    };
   } catch (error) {
     // Its holder released it between the listing and the read.
     if (errorCode(error) === 'ENOENT') return { state: 'empty' };
@@ -147,14 +162,20 @@ export function lockDataDir(dataDir: string, options: { onStale?: (holder: LockH
   const own = held.get(lockPath);
   if (own) throw new DataDirLockedError(dataDir, lockPath, own.holder);
   fs.mkdirSync(dataDir, { recursive: true });
-  const holder: LockHolder = { pid: process.pid, hostname: os.hostname(), command: holderCommand, started_at: new Date().toISOString() };
+  const holder: LockHolder = {
+    pid: process.pid,
+    hostname: os.hostname(),
+    command: holderCommand,
+    started_at: new Date().toISOString(),
+  };
   let staged: { dir: string; file: string } | null = null;
   try {
     // Every pass either takes the lock, refuses, or saw another starter move first; a few suffice.
     for (let attempt = 0; attempt < 20; attempt++) {
       const current = readLock(lockPath);
       if (current.state === 'held') {
-        if (!current.holder || mayBeAlive(current.holder)) throw new DataDirLockedError(dataDir, lockPath, current.holder);
+        if (!current.holder || mayBeAlive(current.holder))
+          throw new DataDirLockedError(dataDir, lockPath, current.holder);
         // Tests make another starter win the takeover here, between the judgement and the unlink.
         options.onStale?.(current.holder);
         try {

@@ -55,7 +55,9 @@ export async function openPostgres(
     max: poolSize,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? parseInt8
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   if (options.onConnect) pool.on('connect', options.onConnect);
@@ -64,7 +66,10 @@ export async function openPostgres(
   pool.on('error', () => undefined);
   const changes = new ChangeFeed();
   listenOnPostgres(changes, config);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, onReserveConnection: applyQueryBudget }), plugins: [changes.writeWatch] });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool, onReserveConnection: applyQueryBudget }),
+    plugins: [changes.writeWatch],
+  });
   const close = async () => {
     await changes.close();
     await db.destroy();
@@ -74,7 +79,9 @@ export async function openPostgres(
 
 type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
 // Node's WebAssembly global, which @types/node does not declare.
-const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } };
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+};
 
 /** What opening an embedded database needs of PGlite: its code and its WebAssembly, compiled. */
 interface PGliteRuntime {
@@ -125,7 +132,11 @@ function copyingFilesystem(Base: typeof NodeFS, dataDir: string, copied: Promise
  * fromImage: the prepared image's directory (pglite-image.ts), which a fresh dataDir starts as a copy of.
  * A directory is locked for this process before PGlite touches it (DataDirLockedError if taken).
  */
-export async function openPGlite(options: { dataDir: string | null; loadDataDir?: Blob; fromImage?: string }): Promise<DatabaseHandle> {
+export async function openPGlite(options: {
+  dataDir: string | null;
+  loadDataDir?: Blob;
+  fromImage?: string;
+}): Promise<DatabaseHandle> {
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
   let pglite: PGlite;
   let fromImage: string[] | undefined;

@@ -20,7 +20,9 @@ export interface MigrationOutcome {
  * table yet, a pending, missing or reordered migration) is left to the migrator.
  */
 async function isUpToDate(db: Db): Promise<boolean> {
-  const { rows: table } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  const { rows: table } = await sql<{
+    present: boolean;
+  }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
   if (table[0]?.present !== true) return false;
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(db);
   const expected = Object.keys(migrations).sort();

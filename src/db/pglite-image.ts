@@ -20,9 +20,12 @@ export type BuildImage = (dataDir: string) => Promise<void>;
 
 export function imageDirectory(cacheRoot = path.join(ROOT, 'node_modules', '.cache', 'herd')): string {
   const hash = crypto.createHash('sha1');
-  const pglite = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const pglite = JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ) as { version: string };
   hash.update(pglite.version);
-  for (const name of fs.readdirSync(MIGRATIONS).sort()) hash.update(name).update(fs.readFileSync(path.join(MIGRATIONS, name)));
+  for (const name of fs.readdirSync(MIGRATIONS).sort())
+    hash.update(name).update(fs.readFileSync(path.join(MIGRATIONS, name)));
   return path.join(cacheRoot, `pglite-${hash.digest('hex').slice(0, 12)}`);
 }
 
@@ -63,6 +66,10 @@ export function copyImage(image: string, dataDir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./copy-image.worker.ts', import.meta.url), { workerData: { image, dataDir } });
     worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`copying the prepared image into ${dataDir} stopped (exit code ${code})`))));
+    worker.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`copying the prepared image into ${dataDir} stopped (exit code ${code})`)),
+    );
   });
 }

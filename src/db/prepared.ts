@@ -18,7 +18,10 @@ export function prepared<R>(query: CompiledQuery<R>): CompiledQuery<R> {
 }
 
 /** Runs a compiled query as a named statement (a `sql` template or builder compiled with `db`). */
-export async function runPrepared<R>(db: { executeQuery<O>(query: CompiledQuery<O>): Promise<QueryResult<O>> }, query: CompiledQuery<R>): Promise<R[]> {
+export async function runPrepared<R>(
+  db: { executeQuery<O>(query: CompiledQuery<O>): Promise<QueryResult<O>> },
+  query: CompiledQuery<R>,
+): Promise<R[]> {
   return (await db.executeQuery(prepared(query))).rows;
 }
 
@@ -29,6 +32,7 @@ const unnamed = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[
 PreparingClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [text, values] = args;
   const name = args.length <= 2 && typeof text === 'string' ? names.get(text) : undefined;
-  if (name !== undefined && (values === undefined || Array.isArray(values))) return unnamed.call(this, { name, text, values });
+  if (name !== undefined && (values === undefined || Array.isArray(values)))
+    return unnamed.call(this, { name, text, values });
   return unnamed.apply(this, args);
 } as typeof pg.Client.prototype.query;

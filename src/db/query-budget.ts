@@ -39,7 +39,9 @@ export async function applyQueryBudget(connection: DatabaseConnection): Promise<
     await connection.executeQuery(CompiledQuery.raw('reset statement_timeout'));
     applied.delete(connection);
   } else {
-    await connection.executeQuery(CompiledQuery.raw("select set_config('statement_timeout', $1, false)", [String(wanted)]));
+    await connection.executeQuery(
+      CompiledQuery.raw("select set_config('statement_timeout', $1, false)", [String(wanted)]),
+    );
     applied.set(connection, wanted);
   }
 }

@@ -4,13 +4,16 @@ import { AppError } from '../errors.ts';
 import { MAX_FILTER_DEPTH, parsePropertyFilter } from './property-filter.ts';
 
 const rejects = (raw: unknown, pattern: RegExp) =>
-  assert.throws(() => parsePropertyFilter(raw), (error: unknown) => {
-    assert.ok(error instanceof AppError);
-    assert.equal(error.status, 400);
-    assert.equal(error.attr, 'properties');
-    assert.match(error.detail, pattern);
-    return true;
-  });
+  assert.throws(
+    () => parsePropertyFilter(raw),
+    (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.status, 400);
+      assert.equal(error.attr, 'properties');
+      assert.match(error.detail, pattern);
+      return true;
+    },
+  );
 
 describe('parsePropertyFilter', () => {
   it('reads a JSON string or a parsed value; a list is an AND group', () => {
@@ -20,8 +23,20 @@ describe('parsePropertyFilter', () => {
   });
 
   it('keeps nested groups and normalizes cohort filters', () => {
-    const node = parsePropertyFilter({ type: 'OR', values: [{ type: 'cohort', key: 'id', value: '7' }, { type: 'AND', values: [] }] });
-    assert.deepEqual(node, { type: 'OR', values: [{ key: 'id', value: 7, operator: 'in', type: 'cohort' }, { type: 'AND', values: [] }] });
+    const node = parsePropertyFilter({
+      type: 'OR',
+      values: [
+        { type: 'cohort', key: 'id', value: '7' },
+        { type: 'AND', values: [] },
+      ],
+    });
+    assert.deepEqual(node, {
+      type: 'OR',
+      values: [
+        { key: 'id', value: 7, operator: 'in', type: 'cohort' },
+        { type: 'AND', values: [] },
+      ],
+    });
     assert.deepEqual(parsePropertyFilter([{ type: 'cohort', value: 3, operator: 'not_in' }]), {
       type: 'AND',
       values: [{ key: 'id', value: 3, operator: 'not_in', type: 'cohort' }],
@@ -35,7 +50,7 @@ describe('parsePropertyFilter', () => {
     });
   });
 
-  it('turns numeric operators\' values into numbers', () => {
+  it("turns numeric operators' values into numbers", () => {
     const node = parsePropertyFilter([{ key: 'a', operator: 'gte', value: ' 2.5 ' }]);
     assert.deepEqual(node, { type: 'AND', values: [{ key: 'a', operator: 'gte', type: 'person', value: 2.5 }] });
   });
@@ -43,7 +58,7 @@ describe('parsePropertyFilter', () => {
   it('rejects malformed input', () => {
     rejects('{', /valid JSON/);
     rejects(null, /must be an object/);
-    rejects([{ key: '' , value: 1 }], /needs a key/);
+    rejects([{ key: '', value: 1 }], /needs a key/);
     rejects([{ key: 'a', value: 1, operator: 'nope' }], /not supported/);
     rejects([{ key: 'a', value: 1, type: 'element' }], /not supported/);
     rejects([{ key: 'a', value: null }], /needs a value/);

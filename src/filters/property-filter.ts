@@ -28,8 +28,21 @@ export const MAX_FILTER_DEPTH = 20;
 export const MAX_FILTER_VALUES = 10_000;
 
 export const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte',
-  'is_set', 'is_not_set', 'is_date_exact', 'is_date_before', 'is_date_after',
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_set',
+  'is_not_set',
+  'is_date_exact',
+  'is_date_before',
+  'is_date_after',
 ] as const;
 const COHORT_OPERATORS = ['in', 'exact', 'not_in', 'is_not'];
 // The platform's other spellings of a cohort filter.
@@ -54,16 +67,24 @@ function parseLeaf(raw: Record<string, unknown>, budget: Budget): PropertyFilter
   if (typeof type !== 'string') throw invalidFilter('Property filter type must be a string.');
   if (COHORT_TYPES.has(type)) {
     const id = typeof raw.value === 'string' && /^\d+$/.test(raw.value) ? Number(raw.value) : raw.value;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw invalidFilter('A cohort filter needs the cohort id as its value.');
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+      throw invalidFilter('A cohort filter needs the cohort id as its value.');
     const operator = raw.operator ?? 'in';
-    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator)) throw invalidFilter(`Operator "${shownValue(operator)}" is not valid for a cohort filter.`);
+    if (typeof operator !== 'string' || !COHORT_OPERATORS.includes(operator))
+      throw invalidFilter(`Operator "${shownValue(operator)}" is not valid for a cohort filter.`);
     budget.values += 1;
-    return { key: 'id', value: id, operator: operator === 'not_in' || operator === 'is_not' ? 'not_in' : 'in', type: 'cohort' };
+    return {
+      key: 'id',
+      value: id,
+      operator: operator === 'not_in' || operator === 'is_not' ? 'not_in' : 'in',
+      type: 'cohort',
+    };
   }
   if (type !== 'person' && type !== 'event') throw invalidFilter(`Property filter type "${type}" is not supported.`);
   if (typeof raw.key !== 'string' || raw.key.length === 0) throw invalidFilter('Each property filter needs a key.');
   // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the query.
-  if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000')) throw invalidFilter('Null characters are not allowed.');
+  if (raw.key.includes('\u0000') || JSON.stringify(raw.value ?? null).includes('\\u0000'))
+    throw invalidFilter('Null characters are not allowed.');
   const operator = raw.operator === undefined || raw.operator === null ? 'exact' : raw.operator;
   if (typeof operator !== 'string' || !(PROPERTY_OPERATORS as readonly string[]).includes(operator)) {
     throw invalidFilter(`Operator "${shownValue(operator)}" is not supported.`);
@@ -82,12 +103,14 @@ function parseValue(operator: string, value: unknown): unknown {
   if (value === undefined || value === null) throw invalidFilter(`The "${operator}" operator needs a value.`);
   if (operator === 'exact' || operator === 'is_not') {
     const values = Array.isArray(value) ? value : [value];
-    if (values.length === 0 || !values.every(isScalar)) throw invalidFilter(`The "${operator}" operator needs a string, number, boolean or a list of them.`);
+    if (values.length === 0 || !values.every(isScalar))
+      throw invalidFilter(`The "${operator}" operator needs a string, number, boolean or a list of them.`);
     return Array.isArray(value) ? values : value;
   }
   if (!isScalar(value)) throw invalidFilter(`The "${operator}" operator needs a single string, number or boolean.`);
   if (operator === 'gt' || operator === 'gte' || operator === 'lt' || operator === 'lte') {
-    const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+    const number =
+      typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
     if (!Number.isFinite(number)) throw invalidFilter(`The "${operator}" operator needs a number.`);
     return number;
   }
@@ -114,17 +137,20 @@ function parseNode(raw: unknown, depth: number, budget: Budget): FilterNode {
     if (depth > MAX_FILTER_DEPTH) throw tooDeep();
     return { type: 'AND', values: raw.map((item) => parseNode(item, depth + 1, budget)) };
   }
-  if (typeof raw !== 'object' || raw === null) throw invalidFilter('A property filter must be an object, a list or an AND/OR group.');
+  if (typeof raw !== 'object' || raw === null)
+    throw invalidFilter('A property filter must be an object, a list or an AND/OR group.');
   const object = raw as Record<string, unknown>;
   if (object.type === 'AND' || object.type === 'OR') {
     if (depth > MAX_FILTER_DEPTH) throw tooDeep();
     if (!Array.isArray(object.values)) throw invalidFilter('An AND/OR group needs a list of values.');
     const values = object.values.map((item) => parseNode(item, depth + 1, budget));
-    if (budget.values > MAX_FILTER_VALUES) throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
+    if (budget.values > MAX_FILTER_VALUES)
+      throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
     return { type: object.type, values };
   }
   const leaf = parseLeaf(object, budget);
-  if (budget.values > MAX_FILTER_VALUES) throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
+  if (budget.values > MAX_FILTER_VALUES)
+    throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values.`);
   return leaf;
 }
 
@@ -207,7 +233,8 @@ function compileDate(operator: string, json: Expression<unknown>, value: string)
   if (operator === 'is_date_before') return sql<SqlBool>`(${stored} < ${at}::timestamptz)`;
   if (operator === 'is_date_after') return sql<SqlBool>`(${stored} > ${at}::timestamptz)`;
   // A date without a time names the whole (UTC) day.
-  if (isDateOnly(value)) return sql<SqlBool>`(${stored} >= ${at}::timestamptz and ${stored} < ${at}::timestamptz + interval '1 day')`;
+  if (isDateOnly(value))
+    return sql<SqlBool>`(${stored} >= ${at}::timestamptz and ${stored} < ${at}::timestamptz + interval '1 day')`;
   return sql<SqlBool>`(${stored} = ${at}::timestamptz)`;
 }
 
@@ -251,5 +278,9 @@ export function compilePropertyFilterForWhere(node: FilterNode, ctx: CompileCont
 
 /** The WHERE condition that a row `p` of `persons` matches the filter. */
 export function personsWhereSql(node: FilterNode, teamId: number): Expression<SqlBool> {
-  return compilePropertyFilterForWhere(node, { teamId, properties: sql.ref('p.properties'), personId: sql.ref('p.id') });
+  return compilePropertyFilterForWhere(node, {
+    teamId,
+    properties: sql.ref('p.properties'),
+    personId: sql.ref('p.id'),
+  });
 }

@@ -25,12 +25,33 @@ test('free-form objects become schemas of any value; the rest is kept', () => {
 
 test('a page of persons serializes to the same JSON', () => {
   const page = Type.Object({ count: Type.Integer(), results: Type.Array(Person) });
-  const hostile = { '': 1, 'a"b': ['\u2028', { '\\': null }], __proto__x: { deep: [1.5, true, 'x'] }, emoji: '🦔', number: -0, big: 1e21 };
+  const hostile = {
+    '': 1,
+    'a"b': ['\u2028', { '\\': null }],
+    __proto__x: { deep: [1.5, true, 'x'] },
+    emoji: '🦔',
+    number: -0,
+    big: 1e21,
+  };
   const value = {
     count: 2,
     results: [
-      { id: 1, name: 'a', distinct_ids: ['x', 'y"z'], properties: hostile, created_at: '2026-01-01T00:00:00.000Z', uuid: '0190a1b2-5e6f-7a8b-9c0d-1e2f3a4b5c6d' },
-      { id: 2, name: 'b', distinct_ids: [], properties: {}, created_at: '2026-01-02T00:00:00.000Z', uuid: '0190a1b2-5e6f-7a8b-9c0d-1e2f3a4b5c6e' },
+      {
+        id: 1,
+        name: 'a',
+        distinct_ids: ['x', 'y"z'],
+        properties: hostile,
+        created_at: '2026-01-01T00:00:00.000Z',
+        uuid: '0190a1b2-5e6f-7a8b-9c0d-1e2f3a4b5c6d',
+      },
+      {
+        id: 2,
+        name: 'b',
+        distinct_ids: [],
+        properties: {},
+        created_at: '2026-01-02T00:00:00.000Z',
+        uuid: '0190a1b2-5e6f-7a8b-9c0d-1e2f3a4b5c6e',
+      },
     ],
   };
   const original = fastJson(JSON.parse(JSON.stringify(page)))(value);

@@ -32,7 +32,8 @@ function deferredValidator(compile: () => Validate): Validate {
   return validate;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isEmptySchema = (value: unknown) => value === true || (isPlainObject(value) && Object.keys(value).length === 0);
 
 /**
@@ -46,9 +47,18 @@ export function freeFormAsAny(schema: unknown): unknown {
   if (!isPlainObject(schema)) return schema;
   const { type, properties, patternProperties, additionalProperties, ...rest } = schema;
   const patterns = isPlainObject(patternProperties) ? Object.entries(patternProperties) : [];
-  const freeForm = type === 'object' && (properties === undefined || isEmptySchema(properties)) && rest.required === undefined
-    && (patterns.length === 0 ? isEmptySchema(additionalProperties) : patterns.length === 1 && patterns[0][0] === '^.*$' && isEmptySchema(patterns[0][1]) && additionalProperties === undefined);
-  if (freeForm) return Object.fromEntries(Object.entries(rest).filter(([key]) => key === 'description' || key === 'title'));
+  const freeForm =
+    type === 'object' &&
+    (properties === undefined || isEmptySchema(properties)) &&
+    rest.required === undefined &&
+    (patterns.length === 0
+      ? isEmptySchema(additionalProperties)
+      : patterns.length === 1 &&
+        patterns[0][0] === '^.*$' &&
+        isEmptySchema(patterns[0][1]) &&
+        additionalProperties === undefined);
+  if (freeForm)
+    return Object.fromEntries(Object.entries(rest).filter(([key]) => key === 'description' || key === 'title'));
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, freeFormAsAny(value)]));
 }
 
@@ -57,18 +67,24 @@ export function lazySchemaCompilers(): { buildValidator: ValidatorFactory; build
   let validators: ValidatorFactory | undefined;
   let serializers: SerializerFactory | undefined;
   const validatorsOf = () => (validators ??= (requireOnFirstCompile('@fastify/ajv-compiler') as typeof ajvCompiler)());
-  const serializersOf = () => (serializers ??= (requireOnFirstCompile('@fastify/fast-json-stringify-compiler') as typeof serializerCompiler)());
+  const serializersOf = () =>
+    (serializers ??= (requireOnFirstCompile('@fastify/fast-json-stringify-compiler') as typeof serializerCompiler)());
   // Fastify hands each factory a copy of its shared schemas: later additions reach a later call.
   const buildValidator: ValidatorFactory = (externalSchemas, options) => {
     let compilerOf: ((route: unknown) => Validate) | undefined;
-    const compile = (route: unknown) => (compilerOf ??= validatorsOf()(externalSchemas, options) as unknown as (route: unknown) => Validate)(route);
+    const compile = (route: unknown) =>
+      (compilerOf ??= validatorsOf()(externalSchemas, options) as unknown as (route: unknown) => Validate)(route);
     return ((route: unknown) => deferredValidator(() => compile(route))) as unknown as ReturnType<ValidatorFactory>;
   };
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
     let compilerOf: ReturnType<SerializerFactory> | undefined;
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) => (serialize ??= (compilerOf ??= serializersOf()(externalSchemas, options))({ ...route, schema: freeFormAsAny(route.schema) }))(data);
+      return (data: unknown) =>
+        (serialize ??= (compilerOf ??= serializersOf()(externalSchemas, options))({
+          ...route,
+          schema: freeFormAsAny(route.schema),
+        }))(data);
     };
   };
   return { buildValidator, buildSerializer };

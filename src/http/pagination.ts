@@ -20,7 +20,13 @@ export function pageLink(request: FastifyRequest, siteUrl: string | null, limit:
   return `${requestBaseUrl(request, siteUrl)}${url.pathname}${url.search}`;
 }
 
-export function pageEnvelope<T>(request: FastifyRequest, siteUrl: string | null, page: PageRequest, count: number, results: T[]): PageEnvelope<T> {
+export function pageEnvelope<T>(
+  request: FastifyRequest,
+  siteUrl: string | null,
+  page: PageRequest,
+  count: number,
+  results: T[],
+): PageEnvelope<T> {
   const { limit, offset } = page;
   const next = offset + limit < count ? pageLink(request, siteUrl, limit, offset + limit) : null;
   const previous = offset > 0 ? pageLink(request, siteUrl, limit, Math.max(0, offset - limit)) : null;

@@ -41,7 +41,13 @@ export function personTarget(request: FastifyRequest): { project: TeamRow; id: s
 /** The project of the request, the time and the person slices an analytical query (a persons view, an insight) runs with. */
 export function viewContextOf(request: FastifyRequest, deps: Deps): ViewContext {
   const { project } = projectAccessOf(request);
-  return { db: deps.db, teamId: project.id, timezone: project.timezone, now: deps.clock.now(), ...slicesFor(deps.config) };
+  return {
+    db: deps.db,
+    teamId: project.id,
+    timezone: project.timezone,
+    now: deps.clock.now(),
+    ...slicesFor(deps.config),
+  };
 }
 
 /** A parameter that must be given and not empty; else a 400 `required` naming it. */

@@ -11,7 +11,8 @@ const gunzip = promisify(zlib.gunzip);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-export const isGzip = (body: Buffer): boolean => body.length >= 3 && body[0] === 0x1f && body[1] === 0x8b && body[2] === 0x08;
+export const isGzip = (body: Buffer): boolean =>
+  body.length >= 3 && body[0] === 0x1f && body[1] === 0x8b && body[2] === 0x08;
 
 async function inflate(body: Buffer, limit: number): Promise<Buffer> {
   try {
@@ -40,7 +41,8 @@ function parseJson(body: Buffer): unknown {
   } catch {
     throw validationError('The request body is not valid UTF-8.');
   }
-  if (text.trim() === '') throw validationError('No data found. Make sure to send the events in the body of a POST request.');
+  if (text.trim() === '')
+    throw validationError('No data found. Make sure to send the events in the body of a POST request.');
   if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
     throw validationError(`The JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }

@@ -13,7 +13,23 @@ test('cleanDistinctId stringifies, replaces NUL, truncates to 200 and rejects em
 });
 
 test('illegal distinct ids follow the case rules', () => {
-  for (const id of ['anonymous', 'Anonymous', '"guest"', "'null'", '   ', '', 'null', '0', 'undefined', '[object Object]', 'NaN', 'None', 'none', 'EMAIL', 'distinct_id']) {
+  for (const id of [
+    'anonymous',
+    'Anonymous',
+    '"guest"',
+    "'null'",
+    '   ',
+    '',
+    'null',
+    '0',
+    'undefined',
+    '[object Object]',
+    'NaN',
+    'None',
+    'none',
+    'EMAIL',
+    'distinct_id',
+  ]) {
     assert.equal(isIllegalDistinctId(id), true, id);
   }
   for (const id of ['nan', 'NULL', 'NONE', 'user-1', '00', 'anon_123']) {

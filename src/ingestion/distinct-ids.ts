@@ -39,5 +39,7 @@ function unquoted(value: string): string[] {
 /** PostHog's cannot_merge_with_illegal_distinct_id list: blank, placeholders, and quoted placeholders. */
 export function isIllegalDistinctId(value: string): boolean {
   if (value.trim() === '') return true;
-  return unquoted(value).some((candidate) => ILLEGAL_CASE_INSENSITIVE.has(candidate.toLowerCase()) || ILLEGAL_EXACT.has(candidate));
+  return unquoted(value).some(
+    (candidate) => ILLEGAL_CASE_INSENSITIVE.has(candidate.toLowerCase()) || ILLEGAL_EXACT.has(candidate),
+  );
 }

@@ -56,7 +56,12 @@ export function prepareEvents(
 ): PreparedEvent[] {
   const prepared: PreparedEvent[] = [];
   events.forEach((event, index) => {
-    const result = normalizeEvent(event, { now: context.now, sentAt: context.sentAt, attrPrefix: context.attrPrefix(index), ip: context.ip });
+    const result = normalizeEvent(event, {
+      now: context.now,
+      sentAt: context.sentAt,
+      attrPrefix: context.attrPrefix(index),
+      ip: context.ip,
+    });
     if (result) prepared.push(result);
   });
   return prepared;
@@ -68,7 +73,13 @@ export function prepareEvents(
  * retries, rare): one that is stored makes the events' insert a unique violation, and the attempt
  * that follows (inRetriedTransaction) looks them up and skips them.
  */
-export async function processEvents(log: Logger, trx: Db, teamId: number, events: PreparedEvent[], options: { optimistic: boolean }): Promise<IngestOutcome> {
+export async function processEvents(
+  log: Logger,
+  trx: Db,
+  teamId: number,
+  events: PreparedEvent[],
+  options: { optimistic: boolean },
+): Promise<IngestOutcome> {
   const distinctIds = new Set<string>();
   for (const event of events) {
     distinctIds.add(event.distinctId);
@@ -92,7 +103,12 @@ export async function processEvents(log: Logger, trx: Db, teamId: number, events
   for (const { event, warnings } of resolved) {
     for (const warning of warnings) log.debug({ warning, event: event.event, uuid: event.uuid }, 'ingestion warning');
   }
-  return { merges: merges.map((merge) => ({ person: { id: merge.survivor.id as number, uuid: merge.survivor.uuid }, distinctIds: merge.distinctIds })) };
+  return {
+    merges: merges.map((merge) => ({
+      person: { id: merge.survivor.id as number, uuid: merge.survivor.uuid },
+      distinctIds: merge.distinctIds,
+    })),
+  };
 }
 
 /**
@@ -100,7 +116,11 @@ export async function processEvents(log: Logger, trx: Db, teamId: number, events
  * race. `firstTry`: this is a first attempt that another follows if it fails (never inside a
  * caller's transaction), so it may be optimistic.
  */
-export async function inRetriedTransaction<T>(log: Logger, db: Db, work: (trx: Db, firstTry: boolean) => Promise<T>): Promise<T> {
+export async function inRetriedTransaction<T>(
+  log: Logger,
+  db: Db,
+  work: (trx: Db, firstTry: boolean) => Promise<T>,
+): Promise<T> {
   if (db.isTransaction) return work(db, false);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -122,5 +142,7 @@ export async function ingestEvents(deps: Deps, db: Db, team: TeamRow, events: Ca
   const clean = events.map((event) => sanitizeJsonValue(event) as CaptureEvent);
   const prepared = prepareEvents(clean, { now: deps.clock.now(), sentAt: null, attrPrefix: (index) => String(index) });
   if (prepared.length === 0) return { merges: [] };
-  return inRetriedTransaction(deps.log, db, (trx, firstTry) => processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry }));
+  return inRetriedTransaction(deps.log, db, (trx, firstTry) =>
+    processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry }),
+  );
 }

@@ -59,7 +59,13 @@ export function storedEventsSql(teamId: number, given: StoredCandidate[]): RawBu
  * The ids of personless events are held too (personless-ids.ts), and the stored events found
  * (storedEventsSql).
  */
-export async function loadBatch(db: Db, teamId: number, given: StoredCandidate[], distinctIds: string[], personlessIds: string[] = []): Promise<LoadedBatch> {
+export async function loadBatch(
+  db: Db,
+  teamId: number,
+  given: StoredCandidate[],
+  distinctIds: string[],
+  personlessIds: string[] = [],
+): Promise<LoadedBatch> {
   const { rows } = await sql<Row>`
     with locked as (
       select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
@@ -73,7 +79,8 @@ export async function loadBatch(db: Db, teamId: number, given: StoredCandidate[]
     from (${storedEventsSql(teamId, given)}) s
     left join lateral (select * from locked) x on true`.execute(db);
   // An id of a personless event got a person after our snapshot: start over and see it.
-  if ((rows[0]?.linked ?? 0) > 0) throw new RetryableConflict('a distinct id of personless events got a person concurrently');
+  if ((rows[0]?.linked ?? 0) > 0)
+    throw new RetryableConflict('a distinct id of personless events got a person concurrently');
   const result = new Map<string, number | null>(distinctIds.map((id) => [id, null]));
   const persons = new Map<number, LoadedPerson>();
   for (const row of rows) {

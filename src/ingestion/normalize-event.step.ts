@@ -53,15 +53,56 @@ const PERSON_ONLY_EVENTS = new Set(['$identify', '$create_alias', '$merge_danger
 // PostHog's automatic person properties: these event properties also go to $set, and their first
 // values to $set_once as `$initial_<key without $>`. $os_name only stands in for a missing $os.
 const AUTO_SET_KEYS = [
-  ...['$app_build', '$app_name', '$app_namespace', '$app_version', '$browser', '$browser_version', '$device_type', '$current_url'],
-  ...['$pathname', '$os', '$os_version', '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height'],
-  ...['$viewport_width', '$raw_user_agent', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_name', 'utm_term'],
-  ...['gclid', 'gad_source', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid', 'li_fat_id', 'mc_cid', 'igshid'],
+  ...[
+    '$app_build',
+    '$app_name',
+    '$app_namespace',
+    '$app_version',
+    '$browser',
+    '$browser_version',
+    '$device_type',
+    '$current_url',
+  ],
+  ...[
+    '$pathname',
+    '$os',
+    '$os_version',
+    '$referring_domain',
+    '$referrer',
+    '$screen_height',
+    '$screen_width',
+    '$viewport_height',
+  ],
+  ...[
+    '$viewport_width',
+    '$raw_user_agent',
+    'utm_source',
+    'utm_medium',
+    'utm_campaign',
+    'utm_content',
+    'utm_name',
+    'utm_term',
+  ],
+  ...[
+    'gclid',
+    'gad_source',
+    'gclsrc',
+    'dclid',
+    'gbraid',
+    'wbraid',
+    'fbclid',
+    'msclkid',
+    'twclid',
+    'li_fat_id',
+    'mc_cid',
+    'igshid',
+  ],
   ...['ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid'],
 ];
 const NO_AUTO_SET_EVENTS = new Set(['$snapshot', '$performance_event']);
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function unsetKeys(value: unknown): string[] {
   if (Array.isArray(value)) return value.map((key) => (typeof key === 'string' ? key : JSON.stringify(key)));
@@ -87,7 +128,10 @@ function mergeOf(name: string, properties: JsonObject): PreparedEvent['merge'] {
 }
 
 function addAutoProperties(set: JsonObject, setOnce: JsonObject, properties: JsonObject): void {
-  const source = Object.hasOwn(properties, '$os') || !Object.hasOwn(properties, '$os_name') ? properties : { ...properties, $os: properties.$os_name };
+  const source =
+    Object.hasOwn(properties, '$os') || !Object.hasOwn(properties, '$os_name')
+      ? properties
+      : { ...properties, $os: properties.$os_name };
   for (const key of AUTO_SET_KEYS) {
     if (!Object.hasOwn(source, key)) continue;
     if (!Object.hasOwn(set, key)) set[key] = source[key];
@@ -102,14 +146,18 @@ export function normalizeEvent(raw: NormalizableEvent, context: NormalizeContext
     throw validationError('event submitted with an empty event name', attrOf(context, 'event'));
   }
   const distinctId = cleanDistinctId(raw.distinct_id);
-  if (distinctId === null) throw validationError('event submitted without a distinct_id', attrOf(context, 'distinct_id'));
+  if (distinctId === null)
+    throw validationError('event submitted without a distinct_id', attrOf(context, 'distinct_id'));
   const uuidGiven = typeof raw.uuid === 'string' && raw.uuid !== '';
   if (uuidGiven && !isUuid(raw.uuid as string)) throw validationError('Must be a valid UUID.', attrOf(context, 'uuid'));
 
   const properties: JsonObject = isObject(raw.properties) ? { ...raw.properties } : {};
   // Top-level $set / $set_once are merged into the properties' own; the top level wins.
   const set = { ...(isObject(properties.$set) ? properties.$set : {}), ...(isObject(raw.$set) ? raw.$set : {}) };
-  const setOnce = { ...(isObject(properties.$set_once) ? properties.$set_once : {}), ...(isObject(raw.$set_once) ? raw.$set_once : {}) };
+  const setOnce = {
+    ...(isObject(properties.$set_once) ? properties.$set_once : {}),
+    ...(isObject(raw.$set_once) ? raw.$set_once : {}),
+  };
   const unset = [...new Set([...unsetKeys(properties.$unset), ...unsetKeys(raw.$unset)])];
   const timestamp = resolveTimestamp(
     { timestamp: raw.timestamp, offset: raw.offset, ignoreSentAt: Boolean(properties.$ignore_sent_at) },

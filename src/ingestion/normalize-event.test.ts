@@ -5,7 +5,8 @@ import { normalizeEvent, type NormalizableEvent } from './normalize-event.step.t
 
 const now = new Date('2026-06-01T12:00:00Z');
 const context = { now, sentAt: null, attrPrefix: 'batch.2' };
-const normalize = (event: NormalizableEvent, sentAt: Date | null = null) => normalizeEvent(event, { ...context, sentAt });
+const normalize = (event: NormalizableEvent, sentAt: Date | null = null) =>
+  normalizeEvent(event, { ...context, sentAt });
 
 test('top-level $set/$set_once merge into the properties ones, the top level winning; $unset lists join', () => {
   const event = normalize({
@@ -34,11 +35,18 @@ test('sent_at is recorded; a given uuid is kept (lower case), an empty one gener
 });
 
 test('only boolean false turns person processing off, which strips the person updates', () => {
-  const off = normalize({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: false, $set: { a: 1 } } });
+  const off = normalize({
+    event: 'e',
+    distinct_id: 'd',
+    properties: { $process_person_profile: false, $set: { a: 1 } },
+  });
   assert.equal(off?.processPerson, false);
   assert.deepEqual(off?.updates, { set: {}, setOnce: {}, unset: [] });
   assert.equal(off?.properties.$set, undefined);
-  assert.equal(normalize({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: 'false' } })?.processPerson, true);
+  assert.equal(
+    normalize({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: 'false' } })?.processPerson,
+    true,
+  );
 });
 
 test('$groupidentify keeps person processing but never changes properties', () => {
@@ -48,9 +56,15 @@ test('$groupidentify keeps person processing but never changes properties', () =
 });
 
 test('merge sources: $anon_distinct_id by presence, alias when truthy', () => {
-  assert.deepEqual(normalize({ event: '$identify', distinct_id: 'u', properties: { $anon_distinct_id: null } })?.merge, { kind: '$identify', source: 'null' });
+  assert.deepEqual(
+    normalize({ event: '$identify', distinct_id: 'u', properties: { $anon_distinct_id: null } })?.merge,
+    { kind: '$identify', source: 'null' },
+  );
   assert.equal(normalize({ event: '$identify', distinct_id: 'u' })?.merge, null);
-  assert.deepEqual(normalize({ event: '$create_alias', distinct_id: 'u', properties: { alias: 5 } })?.merge, { kind: '$create_alias', source: '5' });
+  assert.deepEqual(normalize({ event: '$create_alias', distinct_id: 'u', properties: { alias: 5 } })?.merge, {
+    kind: '$create_alias',
+    source: '5',
+  });
   assert.equal(normalize({ event: '$create_alias', distinct_id: 'u', properties: { alias: '' } })?.merge, null);
 });
 

@@ -14,7 +14,8 @@ export interface CapturePayload {
 }
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
@@ -55,10 +56,12 @@ export function parseCapturePayload(body: unknown, query: Record<string, unknown
     if (body.length === 0) throw validationError('No events in the request.');
     return { token: tokenOfEvents(body), items: body, sentAt: sentAtOf(null, query), attrPrefix: String };
   }
-  if (!isObject(body)) throw validationError(`Invalid data. Expected a dictionary or a list, but got ${jsonTypeName(body)}.`);
+  if (!isObject(body))
+    throw validationError(`Invalid data. Expected a dictionary or a list, but got ${jsonTypeName(body)}.`);
   if (Object.hasOwn(body, 'batch')) {
     const batch = body.batch;
-    if (!Array.isArray(batch)) throw validationError(`Expected a list of items but got type "${jsonTypeName(batch)}".`, 'batch');
+    if (!Array.isArray(batch))
+      throw validationError(`Expected a list of items but got type "${jsonTypeName(batch)}".`, 'batch');
     if (batch.length === 0) throw validationError('No events in the batch.', 'batch');
     // The batch's own key wins over any key its events carry.
     const own = present(body.api_key) ? body.api_key : present(body.token) ? body.token : undefined;
@@ -70,10 +73,21 @@ export function parseCapturePayload(body: unknown, query: Record<string, unknown
     };
   }
   const token = tokenOfEvent(body);
-  return { token: present(token) ? tokenText(token) : null, items: [body], sentAt: sentAtOf(body, query), attrPrefix: () => '' };
+  return {
+    token: present(token) ? tokenText(token) : null,
+    items: [body],
+    sentAt: sentAtOf(body, query),
+    attrPrefix: () => '',
+  };
 }
 
-function optionalOf(event: JsonObject, field: string, check: (value: unknown) => boolean, message: string, prefix: string) {
+function optionalOf(
+  event: JsonObject,
+  field: string,
+  check: (value: unknown) => boolean,
+  message: string,
+  prefix: string,
+) {
   const value = event[field];
   if (value === undefined || value === null) return undefined;
   if (!check(value)) throw validationError(message, prefix ? `${prefix}.${field}` : field);
@@ -82,11 +96,14 @@ function optionalOf(event: JsonObject, field: string, check: (value: unknown) =>
 
 /** One item of the payload as an event to normalize; wrong field types are 400 naming the field. */
 export function eventOfItem(item: unknown, prefix: string): NormalizableEvent {
-  if (!isObject(item)) throw validationError(`Expected a dictionary of items but got type "${jsonTypeName(item)}".`, prefix || null);
+  if (!isObject(item))
+    throw validationError(`Expected a dictionary of items but got type "${jsonTypeName(item)}".`, prefix || null);
   const notString = 'Not a valid string.';
   const notObject = (value: unknown) => `Expected a dictionary of items but got type "${jsonTypeName(value)}".`;
-  const properties = optionalOf(item, 'properties', isObject, notObject(item.properties), prefix) as JsonObject | undefined;
-  const event = optionalOf(item, 'event', (value) => typeof value === 'string', notString, prefix) as string | undefined;
+  const properties = optionalOf(item, 'properties', isObject, notObject(item.properties), prefix) as
+    JsonObject | undefined;
+  const event = optionalOf(item, 'event', (value) => typeof value === 'string', notString, prefix) as
+    string | undefined;
   const distinctId = item.distinct_id ?? item.$distinct_id ?? properties?.distinct_id;
   const unset = item.$unset;
   return {
@@ -94,12 +111,21 @@ export function eventOfItem(item: unknown, prefix: string): NormalizableEvent {
     distinct_id: distinctId as string,
     properties,
     uuid: optionalOf(item, 'uuid', (value) => typeof value === 'string', notString, prefix) as string | undefined,
-    timestamp: optionalOf(item, 'timestamp', (value) => typeof value === 'string', notString, prefix) as string | undefined,
-    offset: optionalOf(item, 'offset', (value) => typeof value === 'number' && Number.isFinite(value), 'A valid number is required.', prefix) as
-      | number
-      | undefined,
+    timestamp: optionalOf(item, 'timestamp', (value) => typeof value === 'string', notString, prefix) as
+      string | undefined,
+    offset: optionalOf(
+      item,
+      'offset',
+      (value) => typeof value === 'number' && Number.isFinite(value),
+      'A valid number is required.',
+      prefix,
+    ) as number | undefined,
     $set: optionalOf(item, '$set', isObject, notObject(item.$set), prefix) as JsonObject | undefined,
     $set_once: optionalOf(item, '$set_once', isObject, notObject(item.$set_once), prefix) as JsonObject | undefined,
-    $unset: Array.isArray(unset) ? unset.map((key) => (typeof key === 'string' ? key : JSON.stringify(key))) : isObject(unset) ? Object.keys(unset) : undefined,
+    $unset: Array.isArray(unset)
+      ? unset.map((key) => (typeof key === 'string' ? key : JSON.stringify(key)))
+      : isObject(unset)
+        ? Object.keys(unset)
+        : undefined,
   };
 }

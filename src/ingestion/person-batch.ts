@@ -49,7 +49,11 @@ export interface LoadedPerson {
 }
 
 /** The batch over the persons of the looked-up distinct ids (`person_id` null: no person). */
-export function openPersonBatch(teamId: number, persons: LoadedPerson[], distinctIds: Map<string, number | null>): PersonBatch {
+export function openPersonBatch(
+  teamId: number,
+  persons: LoadedPerson[],
+  distinctIds: Map<string, number | null>,
+): PersonBatch {
   const byId = new Map<number, PersonState>(
     persons.map((row) => [
       row.id,
@@ -99,7 +103,15 @@ export function createPerson(
   fields: { uuid: string; properties: JsonObject; createdAt: Date; isIdentified: boolean },
   distinctIds: string[],
 ): PersonState {
-  const person: PersonState = { id: null, version: 0, isNew: true, changed: true, mergedInto: null, distinctIds: [], ...fields };
+  const person: PersonState = {
+    id: null,
+    version: 0,
+    isNew: true,
+    changed: true,
+    mergedInto: null,
+    distinctIds: [],
+    ...fields,
+  };
   batch.created.push(person);
   for (const distinctId of distinctIds) attachDistinctId(batch, person, distinctId);
   return person;

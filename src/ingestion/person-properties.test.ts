@@ -34,7 +34,10 @@ test('no change returns the same object; a change returns a new one', () => {
 });
 
 test('initial properties: $set over $set_once, $unset ignored', () => {
-  assert.deepEqual(initialProperties(updates({ setOnce: { a: 1, b: 1 }, set: { b: 2 }, unset: ['a'] })), { a: 1, b: 2 });
+  assert.deepEqual(initialProperties(updates({ setOnce: { a: 1, b: 1 }, set: { b: 2 }, unset: ['a'] })), {
+    a: 1,
+    b: 2,
+  });
 });
 
 test('a "__proto__" key is stored like any other', () => {

@@ -3,7 +3,14 @@
 import type { JsonObject } from '../db/schema.ts';
 import { isIllegalDistinctId } from './distinct-ids.ts';
 import type { PreparedEvent } from './normalize-event.step.ts';
-import { attachDistinctId, createPerson, mergeInto, personOf, type PersonBatch, type PersonState } from './person-batch.ts';
+import {
+  attachDistinctId,
+  createPerson,
+  mergeInto,
+  personOf,
+  type PersonBatch,
+  type PersonState,
+} from './person-batch.ts';
 import { applyPropertyUpdates, initialProperties } from './person-properties.ts';
 import { personUuid } from './uuid.ts';
 
@@ -18,8 +25,25 @@ export interface ResolvedEvent {
 // PostHog's write skipping: an ordinary event that only changes existing keys of this list
 // changes the person in memory (later snapshots of the batch see it) but forces no write.
 const VOLATILE_KEYS = new Set([
-  ...['$current_url', '$pathname', '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height'],
-  ...['$viewport_width', '$browser', '$browser_version', '$device_type', '$raw_user_agent', '$os', '$os_name', '$os_version'],
+  ...[
+    '$current_url',
+    '$pathname',
+    '$referring_domain',
+    '$referrer',
+    '$screen_height',
+    '$screen_width',
+    '$viewport_height',
+  ],
+  ...[
+    '$viewport_width',
+    '$browser',
+    '$browser_version',
+    '$device_type',
+    '$raw_user_agent',
+    '$os',
+    '$os_name',
+    '$os_version',
+  ],
 ]);
 const ALWAYS_WRITTEN_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set']);
 
@@ -36,7 +60,8 @@ function update(person: PersonState, event: PreparedEvent, identified: boolean):
   const properties = applyPropertyUpdates(person.properties, event.updates);
   const identify = identified && !person.isIdentified;
   if (properties === person.properties && !identify) return;
-  const skipWrite = !identify && !ALWAYS_WRITTEN_EVENTS.has(event.event) && onlyVolatileChanges(person.properties, properties);
+  const skipWrite =
+    !identify && !ALWAYS_WRITTEN_EVENTS.has(event.event) && onlyVolatileChanges(person.properties, properties);
   person.properties = properties;
   if (skipWrite) return;
   if (identify) person.isIdentified = true;
@@ -47,7 +72,12 @@ function update(person: PersonState, event: PreparedEvent, identified: boolean):
 // PostHog never lets these events change the properties of a person that already exists.
 const NO_UPDATE_EVENTS = new Set(['$exception', '$$heatmap']);
 
-function getOrCreate(batch: PersonBatch, event: PreparedEvent, distinctIds: string[], identified: boolean): PersonState {
+function getOrCreate(
+  batch: PersonBatch,
+  event: PreparedEvent,
+  distinctIds: string[],
+  identified: boolean,
+): PersonState {
   const existing = personOf(batch, distinctIds[0]);
   if (existing) {
     if (!NO_UPDATE_EVENTS.has(event.event)) update(existing, event, identified);

@@ -11,5 +11,11 @@ test('NUL and unpaired surrogates become U+FFFD, in keys and values', () => {
 
 test('clean values come back unchanged', () => {
   const at = new Date();
-  assert.deepEqual(sanitizeJsonValue({ n: 1, b: true, z: null, s: 'plain', at }), { n: 1, b: true, z: null, s: 'plain', at });
+  assert.deepEqual(sanitizeJsonValue({ n: 1, b: true, z: null, s: 'plain', at }), {
+    n: 1,
+    b: true,
+    z: null,
+    s: 'plain',
+    at,
+  });
 });

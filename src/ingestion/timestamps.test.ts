@@ -17,11 +17,17 @@ test('sent_at corrects the client clock skew', () => {
   // The client clock is 1 h behind: it sent at 11:00 an event it stamped 10:59.
   const sentAt = new Date('2026-06-01T11:00:00Z');
   assert.equal(iso(resolveTimestamp({ timestamp: '2026-06-01T10:59:00Z' }, now, sentAt)), '2026-06-01T11:59:00.000Z');
-  assert.equal(iso(resolveTimestamp({ timestamp: '2026-06-01T10:59:00Z', ignoreSentAt: true }, now, sentAt)), '2026-06-01T10:59:00.000Z');
+  assert.equal(
+    iso(resolveTimestamp({ timestamp: '2026-06-01T10:59:00Z', ignoreSentAt: true }, now, sentAt)),
+    '2026-06-01T10:59:00.000Z',
+  );
 });
 
 test('offset wins over timestamp', () => {
-  assert.equal(iso(resolveTimestamp({ timestamp: '2020-01-01T00:00:00Z', offset: 5000 }, now, null)), '2026-06-01T11:59:55.000Z');
+  assert.equal(
+    iso(resolveTimestamp({ timestamp: '2020-01-01T00:00:00Z', offset: 5000 }, now, null)),
+    '2026-06-01T11:59:55.000Z',
+  );
 });
 
 test('more than 23 h in the future is clamped to now; less is kept', () => {

@@ -39,7 +39,8 @@ export function resolveTimestamp(input: TimestampInput, now: Date, sentAt: Date 
   } else if (input.timestamp !== undefined && input.timestamp !== null) {
     const timestamp = parseClientTime(input.timestamp);
     if (timestamp === null) result = null;
-    else if (sentAt !== null && !input.ignoreSentAt) result = new Date(now.getTime() + (timestamp.getTime() - sentAt.getTime()));
+    else if (sentAt !== null && !input.ignoreSentAt)
+      result = new Date(now.getTime() + (timestamp.getTime() - sentAt.getTime()));
     else result = timestamp;
   }
   if (result === null || parseClientTime(result) === null) return new Date(now);

@@ -6,7 +6,13 @@ import { RetryableConflict } from './load-batch.step.ts';
 import { survivorOf, type PersonBatch } from './person-batch.ts';
 import { linkPersonlessEvents } from './personless-ids.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
-import { changedExistingPersons, insertPersonsAndIds, insertWithRandomUuids, writePersonsStepwise, type MergeOutcome } from './write-persons.step.ts';
+import {
+  changedExistingPersons,
+  insertPersonsAndIds,
+  insertWithRandomUuids,
+  writePersonsStepwise,
+  type MergeOutcome,
+} from './write-persons.step.ts';
 import { chunksOf, insertEventsSql, ROWS_PER_STATEMENT, updatePersonsSql } from './write-sql.ts';
 
 /** Answers the attached ids that were placeholders. */
@@ -27,7 +33,9 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
     attached += retried.count;
     placeholders.push(...retried.placeholders);
     for (const person of missing) {
-      const own = events.filter((resolved) => resolved.person && survivorOf(resolved.person) === person).map((resolved) => resolved.event);
+      const own = events
+        .filter((resolved) => resolved.person && survivorOf(resolved.person) === person)
+        .map((resolved) => resolved.event);
       await db
         .updateTable('events')
         .set({ person_id: person.id })
@@ -42,7 +50,11 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
   return placeholders;
 }
 
-async function writeStepwise(db: Db, batch: PersonBatch, events: ResolvedEvent[]): Promise<{ merges: MergeOutcome[]; placeholders: string[] }> {
+async function writeStepwise(
+  db: Db,
+  batch: PersonBatch,
+  events: ResolvedEvent[],
+): Promise<{ merges: MergeOutcome[]; placeholders: string[] }> {
   const outcome = await writePersonsStepwise(db, batch);
   for (const part of chunksOf(changedExistingPersons(batch))) await updatePersonsSql(batch.teamId, part).execute(db);
   for (const part of chunksOf(events)) await insertEventsSql(batch.teamId, part, false).execute(db);

@@ -23,10 +23,22 @@ function idOf(person: PersonState): number {
  * New persons (their ids set on them) and distinct ids in one statement, with `moreCtes` (`, name
  * as (…)` each) written in it too; answers which ids went in.
  */
-export async function insertPersonsAndIds(db: Db, teamId: number, persons: PersonState[], entries: NewDistinctId[], moreCtes: RawBuilder<unknown> = sql``): Promise<Attached> {
-  const { rows } = await sql<{ persons: Array<{ id: number; uuid: string }> | null; attached: number; placeholders: string[] }>`
+export async function insertPersonsAndIds(
+  db: Db,
+  teamId: number,
+  persons: PersonState[],
+  entries: NewDistinctId[],
+  moreCtes: RawBuilder<unknown> = sql``,
+): Promise<Attached> {
+  const { rows } = await sql<{
+    persons: Array<{ id: number; uuid: string }> | null;
+    attached: number;
+    placeholders: string[];
+  }>`
     with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})${moreCtes}
-    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.execute(db);
+    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.execute(
+    db,
+  );
   const byUuid = new Map(persons.map((person) => [person.uuid, person]));
   for (const row of rows[0].persons ?? []) {
     const person = byUuid.get(row.uuid);
@@ -51,16 +63,33 @@ async function applyMerge(db: Db, teamId: number, source: PersonState, target: P
   const targetId = idOf(target);
   // Moved ids are re-attached (new row ids), so the survivor lists them in the order they joined it.
   const moved = (
-    await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', sourceId).returning(['id', 'distinct_id', 'version']).execute()
+    await db
+      .deleteFrom('person_distinct_ids')
+      .where('team_id', '=', teamId)
+      .where('person_id', '=', sourceId)
+      .returning(['id', 'distinct_id', 'version'])
+      .execute()
   ).sort((a, b) => a.id - b.id);
   if (moved.length > 0) {
     await db
       .insertInto('person_distinct_ids')
-      .values(moved.map((row) => ({ team_id: teamId, distinct_id: row.distinct_id, person_id: targetId, version: row.version + 1 })))
+      .values(
+        moved.map((row) => ({
+          team_id: teamId,
+          distinct_id: row.distinct_id,
+          person_id: targetId,
+          version: row.version + 1,
+        })),
+      )
       .execute();
   }
   // Past events follow the person they now belong to (PostHog's person overrides).
-  await db.updateTable('events').set({ person_id: targetId }).where('team_id', '=', teamId).where('person_id', '=', sourceId).execute();
+  await db
+    .updateTable('events')
+    .set({ person_id: targetId })
+    .where('team_id', '=', teamId)
+    .where('person_id', '=', sourceId)
+    .execute();
   await db
     .insertInto('cohort_people')
     .columns(['team_id', 'cohort_id', 'person_id'])
@@ -97,11 +126,15 @@ export async function writePersonsStepwise(db: Db, batch: PersonBatch): Promise<
   const pending = batch.newDistinctIds.filter((entry) => !missing.includes(survivorOf(entry.person)));
   for (const part of chunksOf(pending)) add(await insertPersonsAndIds(db, batch.teamId, [], part));
   // Another request gave one of these ids a person after we looked: start over and see it.
-  if (attached.count !== batch.newDistinctIds.length) throw new RetryableConflict('a distinct id was created concurrently');
+  if (attached.count !== batch.newDistinctIds.length)
+    throw new RetryableConflict('a distinct id was created concurrently');
   const merges: MergeOutcome[] = [];
   for (const merge of batch.merges) {
     const movedFromDatabase = await applyMerge(db, batch.teamId, merge.source, merge.target);
-    merges.push({ survivor: survivorOf(merge.target), distinctIds: [...new Set([...movedFromDatabase, ...merge.distinctIds])] });
+    merges.push({
+      survivor: survivorOf(merge.target),
+      distinctIds: [...new Set([...movedFromDatabase, ...merge.distinctIds])],
+    });
   }
   return { merges, placeholders: attached.placeholders };
 }

@@ -23,7 +23,12 @@ export const rowsOf = (rows: object[]) => sql`json_to_recordset(${JSON.stringify
 export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
   if (persons.length === 0) return sql`select null::bigint as id, null::uuid as uuid where false`;
   const rows = persons.map((person, ord) => ({
-    ord, uuid: person.uuid, properties: person.properties, is_identified: person.isIdentified, version: person.version, created_at: person.createdAt,
+    ord,
+    uuid: person.uuid,
+    properties: person.properties,
+    is_identified: person.isIdentified,
+    version: person.version,
+    created_at: person.createdAt,
   }));
   return sql`insert into persons (team_id, uuid, properties, is_identified, version, created_at)
     select ${teamId}::integer, v.uuid, v.properties, v.is_identified, v.version, v.created_at
@@ -75,7 +80,11 @@ export const attachedColumnsSql = sql`(select count(*) from new_ids)::integer as
 /** The new state of existing persons. The id list makes the planner fetch them by primary key. */
 export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
   const rows = persons.map((person) => ({
-    id: person.id, properties: person.properties, is_identified: person.isIdentified, version: person.version, created_at: person.createdAt,
+    id: person.id,
+    properties: person.properties,
+    is_identified: person.isIdentified,
+    version: person.version,
+    created_at: person.createdAt,
   }));
   return sql`update persons as p
     set properties = v.properties, is_identified = v.is_identified, version = v.version, created_at = v.created_at
@@ -94,8 +103,15 @@ export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPers
   const rows = events.map(({ event, person, personProperties }, order) => {
     const survivor = person ? survivorOf(person) : null;
     return {
-      ord: order, uuid: event.uuid, event: event.event, distinct_id: event.distinctId, person_id: survivor?.id ?? null,
-      person_uuid: survivor?.uuid ?? null, properties: event.properties, person_properties: personProperties, timestamp: event.timestamp,
+      ord: order,
+      uuid: event.uuid,
+      event: event.event,
+      distinct_id: event.distinctId,
+      person_id: survivor?.id ?? null,
+      person_uuid: survivor?.uuid ?? null,
+      properties: event.properties,
+      person_properties: personProperties,
+      timestamp: event.timestamp,
     };
   });
   const personId = newPersons ? sql`coalesce(v.person_id, n.id)` : sql`v.person_id`;

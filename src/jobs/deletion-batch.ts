@@ -38,7 +38,6 @@ export interface DeletionBatchOptions {
 
 export const DEFAULT_CHUNK_SIZE = 10_000;
 
-
 export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions = {}): Promise<DeletionBatchResult> {
   const progress = options.onProgress ?? (() => undefined);
   const log = deps.log.child({ module: 'deletion-batch' });
@@ -79,7 +78,9 @@ async function runLocked(
       result.events_deleted += chunk.deleted;
       options.onChunk?.({ team_id: task.team_id, task_id: task.id, deleted: chunk.deleted, completed });
       if (chunk.deleted > 0 || completed) {
-        progress(`task ${task.id} (person ${task.person_uuid}): ${chunk.deleted} events deleted${completed ? `, done (${chunk.total} in all)` : ''}`);
+        progress(
+          `task ${task.id} (person ${task.person_uuid}): ${chunk.deleted} events deleted${completed ? `, done (${chunk.total} in all)` : ''}`,
+        );
       }
     }
     result.processed += 1;
@@ -100,7 +101,11 @@ async function runChunk(trx: Db, deps: Deps, task: PendingDeletion, chunkSize: n
   const total = await recordDeletionProgress(trx, task, deleted, done ? now : null);
   if (done) {
     const project = { organization_id: task.organization_id, id: task.team_id };
-    await recordActivity(trx, personActivity(project, { id: task.person_id, uuid: task.person_uuid }, 'deletion_completed', null, null), now);
+    await recordActivity(
+      trx,
+      personActivity(project, { id: task.person_id, uuid: task.person_uuid }, 'deletion_completed', null, null),
+      now,
+    );
   }
   return { deleted, completed: done, total };
 }

@@ -15,7 +15,10 @@ describe('csv', () => {
   });
 
   it('writes a header of the sorted union of columns, quoting as needed', () => {
-    const csv = toCsv([{ b: 'x,y', a: 1 }, { c: 'line\nbreak', a: 2 }]);
+    const csv = toCsv([
+      { b: 'x,y', a: 1 },
+      { c: 'line\nbreak', a: 2 },
+    ]);
     assert.equal(csv, 'a,b,c\n1,"x,y",\n2,,"line\nbreak"\n');
     assert.equal(toCsv([]), '');
   });
@@ -35,7 +38,16 @@ describe('csv', () => {
   });
 
   it('neutralizes text cells a spreadsheet would run as formulas, keeping the text; numbers stay numbers', () => {
-    const hostile = ['=HYPERLINK("http://evil.example/","click")', '+1+1', '-2+3', '@SUM(A1)', '\t=1', '\r=1', '-5', '＝1+1'];
+    const hostile = [
+      '=HYPERLINK("http://evil.example/","click")',
+      '+1+1',
+      '-2+3',
+      '@SUM(A1)',
+      '\t=1',
+      '\r=1',
+      '-5',
+      '＝1+1',
+    ];
     const csv = toCsv(hostile.map((text, n) => ({ n, text })));
     const expected = [
       'n,text',
@@ -51,7 +63,10 @@ describe('csv', () => {
     ];
     assert.equal(csv, `${expected.join('\n')}\n`);
     // JSON numbers, negative ones included, and harmless text are left as they are.
-    assert.equal(toCsv([{ a: -5, b: -0.5, c: 'a=b', d: "'=x", e: ' =x', f: false }]), "a,b,c,d,e,f\n-5,-0.5,a=b,'=x, =x,False\n");
+    assert.equal(
+      toCsv([{ a: -5, b: -0.5, c: 'a=b', d: "'=x", e: ' =x', f: false }]),
+      "a,b,c,d,e,f\n-5,-0.5,a=b,'=x, =x,False\n",
+    );
   });
 
   it('neutralizes header cells too; a dotted key that starts with a field name is not a formula', () => {
@@ -60,11 +75,15 @@ describe('csv', () => {
   });
 
   it('streams neutralized cells alike', async () => {
-    const records = [{ id: -1, properties: { name: '=1+1', '@k': '@v' } }, { id: 2, properties: { name: '-5' } }];
+    const records = [
+      { id: -1, properties: { name: '=1+1', '@k': '@v' } },
+      { id: 2, properties: { name: '-5' } },
+    ];
     let text = '';
     for await (const chunk of streamCsv(async function* () {
       yield records;
-    })) text += String(chunk);
+    }))
+      text += String(chunk);
     assert.equal(text, toCsv(records));
     assert.equal(text, "id,properties.@k,properties.name\n-1,'@v,'=1+1\n2,,'-5\n");
   });
@@ -74,6 +93,9 @@ describe('csv', () => {
     assert.equal(wantsCsv({ query: { format: 'json' }, headers: { accept: 'text/csv' } }), false);
     assert.equal(wantsCsv({ query: {}, headers: { accept: 'application/json, text/csv;q=0.5' } }), true);
     assert.equal(wantsCsv({ query: {}, headers: { accept: '*/*' } }), false);
-    assert.throws(() => wantsCsv({ query: { format: 'xml' }, headers: {} }), (error: unknown) => error instanceof AppError && error.attr === 'format');
+    assert.throws(
+      () => wantsCsv({ query: { format: 'xml' }, headers: {} }),
+      (error: unknown) => error instanceof AppError && error.attr === 'format',
+    );
   });
 });

@@ -61,13 +61,17 @@ export function toCsv(records: readonly object[]): string {
  * known before the first line: `knownColumns` gives it when the caller can compute it cheaply;
  * otherwise the source is read twice (it must then give the same records both times).
  */
-export function streamCsv(source: () => AsyncIterable<readonly object[]>, knownColumns?: () => Promise<string[]>): Readable {
+export function streamCsv(
+  source: () => AsyncIterable<readonly object[]>,
+  knownColumns?: () => Promise<string[]>,
+): Readable {
   let writer: ReturnType<typeof stringify> | null = null;
   const output = new Readable({ read: () => void writer?.resume() });
   const run = async () => {
     const columns = new Set<string>(knownColumns ? await knownColumns() : []);
     if (!knownColumns) {
-      for await (const chunk of source()) for (const record of chunk) for (const column of Object.keys(flattenRecord(record))) columns.add(column);
+      for await (const chunk of source())
+        for (const record of chunk) for (const column of Object.keys(flattenRecord(record))) columns.add(column);
     }
     const header = [...columns].sort(byCodePoint);
     if (header.length === 0) return void output.push(null);

@@ -10,7 +10,9 @@ const HEDGEHOG_KEYS = ['use_as_profile', 'color', 'accessories', 'skin'] as cons
 export function hedgehogConfigOf(stored: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!stored || typeof stored !== 'object' || Array.isArray(stored) || Object.keys(stored).length === 0) return null;
   const options = (stored.actor_options ?? stored) as Record<string, unknown>;
-  return Object.fromEntries(HEDGEHOG_KEYS.map((key) => [key, (key === 'use_as_profile' ? stored[key] : options[key]) ?? null]));
+  return Object.fromEntries(
+    HEDGEHOG_KEYS.map((key) => [key, (key === 'use_as_profile' ? stored[key] : options[key]) ?? null]),
+  );
 }
 
 export type UserBasicWire = ReturnType<typeof serializeUser>;

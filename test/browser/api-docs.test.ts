@@ -22,20 +22,33 @@ interface DomNode {
   querySelector(selector: string): DomNode | null;
 }
 interface PageGlobals {
-  document: { body: DomNode; querySelector(selector: string): DomNode | null; querySelectorAll(selector: string): Iterable<DomNode> };
+  document: {
+    body: DomNode;
+    querySelector(selector: string): DomNode | null;
+    querySelectorAll(selector: string): Iterable<DomNode>;
+  };
 }
 
 const text = () => page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
 
 async function waitForText(wanted: string) {
-  await page.waitForFunction((needle) => (globalThis as unknown as PageGlobals).document.body.innerText.includes(needle), { timeout: 60_000 }, wanted);
+  await page.waitForFunction(
+    (needle) => (globalThis as unknown as PageGlobals).document.body.innerText.includes(needle),
+    { timeout: 60_000 },
+    wanted,
+  );
 }
 
 /** Opens an operation by its summary, as a reader clicks its row. */
 async function openOperation(summary: string) {
   await page.locator(`button ::-p-text(${summary})`).click();
   await page.waitForFunction(
-    (name) => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.opblock.is-open .opblock-summary-description')].some((node) => node.textContent === name),
+    (name) =>
+      [
+        ...(globalThis as unknown as PageGlobals).document.querySelectorAll(
+          '.opblock.is-open .opblock-summary-description',
+        ),
+      ].some((node) => node.textContent === name),
     { timeout: 60_000 },
     summary,
   );
@@ -45,7 +58,10 @@ async function openOperation(summary: string) {
 function operationText(summary: string) {
   return page.evaluate((name) => {
     const blocks = (globalThis as unknown as PageGlobals).document.querySelectorAll('.opblock.is-open');
-    return [...blocks].find((node) => node.querySelector('.opblock-summary-description')?.textContent === name)?.innerText ?? '';
+    return (
+      [...blocks].find((node) => node.querySelector('.opblock-summary-description')?.textContent === name)?.innerText ??
+      ''
+    );
   }, summary);
 }
 
@@ -55,7 +71,10 @@ before(async () => {
   const captured = await ctx.app.inject({
     method: 'POST',
     url: '/batch/',
-    payload: { api_key: tenant.project.api_token, batch: [{ event: 'signed up', distinct_id: 'ada', properties: { $set: { email: 'ada@example.com' } } }] },
+    payload: {
+      api_key: tenant.project.api_token,
+      batch: [{ event: 'signed up', distinct_id: 'ada', properties: { $set: { email: 'ada@example.com' } } }],
+    },
   });
   assert.equal(captured.statusCode, 200, captured.body);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
@@ -81,7 +100,19 @@ describe('the API reference page', () => {
   it('introduces the API and lists the operations by resource', async () => {
     const page = await text();
     assert.match(page, /Authorization: Bearer phx_…/);
-    for (const tag of ['organizations', 'members', 'roles', 'projects', 'personal_api_keys', 'persons', 'analytics', 'insights', 'cohorts', 'capture', 'sdk']) {
+    for (const tag of [
+      'organizations',
+      'members',
+      'roles',
+      'projects',
+      'personal_api_keys',
+      'persons',
+      'analytics',
+      'insights',
+      'cohorts',
+      'capture',
+      'sdk',
+    ]) {
       assert.match(page, new RegExp(`^${tag}$`, 'm'), `the ${tag} group`);
     }
     assert.deepEqual(problems, []);
@@ -102,7 +133,14 @@ describe('the API reference page', () => {
     // The answer's schema is named: the Schema tab of the 200 response shows it.
     const block = `.opblock.is-open:has(.opblock-summary-path[data-path="/api/projects/{project_id}/persons/trends/"])`;
     await page.locator(`${block} .responses-wrapper ::-p-text(Schema)`).click();
-    await page.waitForFunction((selector) => (globalThis as unknown as PageGlobals).document.querySelector(selector)?.innerText.includes('PersonsViewResult'), { timeout: 60_000 }, `${block} .responses-wrapper`);
+    await page.waitForFunction(
+      (selector) =>
+        (globalThis as unknown as PageGlobals).document
+          .querySelector(selector)
+          ?.innerText.includes('PersonsViewResult'),
+      { timeout: 60_000 },
+      `${block} .responses-wrapper`,
+    );
   });
 
   it('calls the API from the page with a personal API key', async () => {
@@ -117,7 +155,10 @@ describe('the API reference page', () => {
     await page.locator(`${block} input[placeholder="project_id"]`).fill(String(tenant.project.id));
     // "Try it out" starts from the documented examples: the filter example (cohort 12) is cleared, as a reader would.
     const properties = page.locator(`${block} input[placeholder="properties"]`);
-    assert.match(await properties.map((input) => (input as unknown as { value: string }).value).wait(), /"type":"cohort"/);
+    assert.match(
+      await properties.map((input) => (input as unknown as { value: string }).value).wait(),
+      /"type":"cohort"/,
+    );
     await properties.click();
     await page.keyboard.down('Control');
     await page.keyboard.press('KeyA');

@@ -75,17 +75,22 @@ describe('console: administration', () => {
     await page.waitForSelector(aria('Remove grace@example.com'));
     await screenshot(page, 'role');
 
-    const roles = (await get(`/api/organizations/${organizationId}/roles/`)).json() as { results: Array<{ name: string; feature_flags_access_level: number; members: Array<{ user: { email: string } }> }> };
+    const roles = (await get(`/api/organizations/${organizationId}/roles/`)).json() as {
+      results: Array<{ name: string; feature_flags_access_level: number; members: Array<{ user: { email: string } }> }>;
+    };
     assert.equal(roles.results.length, 1);
     assert.equal(roles.results[0].name, 'Platform');
     assert.equal(roles.results[0].feature_flags_access_level, 21);
-    assert.deepEqual(roles.results[0].members.map((member) => member.user.email), ['grace@example.com']);
+    assert.deepEqual(
+      roles.results[0].members.map((member) => member.user.email),
+      ['grace@example.com'],
+    );
 
     await click(page, 'Remove grace@example.com');
     await waitForText(page, 'Nobody has this role yet.');
   });
 
-  it('shows the API\'s error beside the role name it refuses', async () => {
+  it("shows the API's error beside the role name it refuses", async () => {
     await click(page, 'Back to roles', 'link');
     await page.waitForSelector(aria('Platform', 'link'));
     await fill(page, 'Role name', 'PLATFORM');
@@ -159,7 +164,8 @@ describe('console: administration', () => {
   });
 
   it('lists activity across persons', async () => {
-    const dana = (await get(`/api/projects/${harness.tenant.project.id}/persons/?distinct_id=dana`)).json().results[0] as { id: number };
+    const dana = (await get(`/api/projects/${harness.tenant.project.id}/persons/?distinct_id=dana`)).json()
+      .results[0] as { id: number };
     const patched = await harness.ctx.app.inject({
       method: 'PATCH',
       url: `/api/projects/${harness.tenant.project.id}/persons/${dana.id}/`,
@@ -200,7 +206,11 @@ describe('console: administration', () => {
     });
     const { id, value } = created.json() as { id: string; value: string };
     await signIn(page, value);
-    await harness.ctx.app.inject({ method: 'DELETE', url: `/api/personal_api_keys/${id}/`, headers: harness.tenant.headers });
+    await harness.ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/personal_api_keys/${id}/`,
+      headers: harness.tenant.headers,
+    });
     await click(page, 'Cohorts', 'link');
     await waitForText(page, 'You were signed out: Personal API key found in request Authorization header is invalid.');
     assert.equal(await page.evaluate('sessionStorage.length'), 0);

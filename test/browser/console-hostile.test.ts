@@ -70,11 +70,12 @@ describe('console: hostile captured data', () => {
     await assertNothingRan();
   });
 
-  it('shows the person\'s properties, keys and timeline as text and follows no captured URL', async () => {
+  it("shows the person's properties, keys and timeline as text and follows no captured URL", async () => {
     await click(page, NAME, 'link');
     await page.waitForSelector(aria(NAME, 'heading'));
     const shown = await mainText(page);
-    for (const payload of [BIO, KEY, LINK, DISTINCT_ID]) assert.ok(shown.includes(payload), `shown as text: ${payload}`);
+    for (const payload of [BIO, KEY, LINK, DISTINCT_ID])
+      assert.ok(shown.includes(payload), `shown as text: ${payload}`);
     assert.equal(await page.$(aria(LINK, 'link')), null, 'a captured URL is no link');
     await page.locator(text('Properties as of then')).click();
     await waitForText(page, BIO);

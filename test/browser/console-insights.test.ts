@@ -4,14 +4,37 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'puppeteer-core';
-import { aria, capture, choose, click, fill, openConsole, screenshot, signIn, startConsoleHarness, text, type ConsoleHarness, type WatchedPage } from '../helpers/console-browser.ts';
+import {
+  aria,
+  capture,
+  choose,
+  click,
+  fill,
+  openConsole,
+  screenshot,
+  signIn,
+  startConsoleHarness,
+  text,
+  type ConsoleHarness,
+  type WatchedPage,
+} from '../helpers/console-browser.ts';
 
 let harness: ConsoleHarness;
 let watched: WatchedPage;
 let page: Page;
 
-const pageview = (distinctId: string, day: number, hour = 10) => ({ event: '$pageview', distinct_id: distinctId, timestamp: `2024-01-${String(day).padStart(2, '0')}T${hour}:00:00Z`, properties: { $current_url: '/home' } });
-const person = (distinctId: string, email: string) => ({ event: '$set', distinct_id: distinctId, timestamp: '2024-01-01T00:00:00Z', properties: { $set: { email } } });
+const pageview = (distinctId: string, day: number, hour = 10) => ({
+  event: '$pageview',
+  distinct_id: distinctId,
+  timestamp: `2024-01-${String(day).padStart(2, '0')}T${hour}:00:00Z`,
+  properties: { $current_url: '/home' },
+});
+const person = (distinctId: string, email: string) => ({
+  event: '$set',
+  distinct_id: distinctId,
+  timestamp: '2024-01-01T00:00:00Z',
+  properties: { $set: { email } },
+});
 
 /** The rows of the table a person reads under that caption, as text. */
 async function tableText(caption: string): Promise<string> {
@@ -22,7 +45,11 @@ async function tableText(caption: string): Promise<string> {
 
 async function showInsight(kind: string, events: string, options: { math?: string; from?: string } = {}) {
   await choose(page, 'Insight', kind);
-  await fill(page, kind === 'Funnel' ? 'Funnel steps (event names, in order, comma-separated)' : 'Events (comma-separated)', events);
+  await fill(
+    page,
+    kind === 'Funnel' ? 'Funnel steps (event names, in order, comma-separated)' : 'Events (comma-separated)',
+    events,
+  );
   if (options.math) await choose(page, 'Measure', options.math);
   await fill(page, 'From (a date or -7d)', options.from ?? '2024-01-08');
   await fill(page, 'To (empty for now)', '2024-01-10');

@@ -30,8 +30,20 @@ let page: Page;
 const ADA = { email: 'ada@example.com', name: 'Ada', plan: 'pro', age: 36 };
 
 async function personsApi(query: string) {
-  const response = await harness.ctx.app.inject({ url: `/api/projects/${harness.tenant.project.id}/persons/?${query}`, headers: harness.tenant.headers });
-  return response.json() as { count: number; results: Array<{ id: number; uuid: string; name: string; distinct_ids: string[]; properties: Record<string, unknown> }> };
+  const response = await harness.ctx.app.inject({
+    url: `/api/projects/${harness.tenant.project.id}/persons/?${query}`,
+    headers: harness.tenant.headers,
+  });
+  return response.json() as {
+    count: number;
+    results: Array<{
+      id: number;
+      uuid: string;
+      name: string;
+      distinct_ids: string[];
+      properties: Record<string, unknown>;
+    }>;
+  };
 }
 
 async function openPersons() {
@@ -42,13 +54,38 @@ async function openPersons() {
 before(async () => {
   harness = await startConsoleHarness();
   const batch: Array<Record<string, unknown>> = [
-    { event: '$pageview', distinct_id: 'anon-ada', timestamp: '2024-01-01T09:00:00Z', properties: { $current_url: '/' } },
-    { event: '$identify', distinct_id: 'ada', timestamp: '2024-01-01T09:01:00Z', properties: { $anon_distinct_id: 'anon-ada', $set: ADA } },
-    { event: 'signed up', distinct_id: 'bob', timestamp: '2024-01-02T09:00:00Z', properties: { $set: { email: 'bob@example.com', plan: 'free', age: 20 } } },
-    { event: 'signed up', distinct_id: 'carol', timestamp: '2024-01-03T09:00:00Z', properties: { $set: { email: 'carol@example.com', plan: 'pro', age: 50 } } },
+    {
+      event: '$pageview',
+      distinct_id: 'anon-ada',
+      timestamp: '2024-01-01T09:00:00Z',
+      properties: { $current_url: '/' },
+    },
+    {
+      event: '$identify',
+      distinct_id: 'ada',
+      timestamp: '2024-01-01T09:01:00Z',
+      properties: { $anon_distinct_id: 'anon-ada', $set: ADA },
+    },
+    {
+      event: 'signed up',
+      distinct_id: 'bob',
+      timestamp: '2024-01-02T09:00:00Z',
+      properties: { $set: { email: 'bob@example.com', plan: 'free', age: 20 } },
+    },
+    {
+      event: 'signed up',
+      distinct_id: 'carol',
+      timestamp: '2024-01-03T09:00:00Z',
+      properties: { $set: { email: 'carol@example.com', plan: 'pro', age: 50 } },
+    },
   ];
   for (let n = 1; n <= 30; n += 1) {
-    batch.push({ event: '$pageview', distinct_id: `visitor-${n}`, timestamp: `2024-02-${String(n % 28 + 1).padStart(2, '0')}T10:00:00Z`, properties: { $set: { plan: 'trial' } } });
+    batch.push({
+      event: '$pageview',
+      distinct_id: `visitor-${n}`,
+      timestamp: `2024-02-${String((n % 28) + 1).padStart(2, '0')}T10:00:00Z`,
+      properties: { $set: { plan: 'trial' } },
+    });
   }
   await capture(harness, batch);
   watched = await openConsole(harness);
@@ -60,7 +97,7 @@ after(async () => {
 });
 
 describe('console: persons', () => {
-  it('refuses a wrong key with the API\'s message and shows nothing else', async () => {
+  it("refuses a wrong key with the API's message and shows nothing else", async () => {
     await fill(page, 'Personal API key', 'phx_not_a_real_key_at_all');
     await click(page, 'Sign in');
     await waitForText(page, 'Personal API key found in request Authorization header is invalid.');
@@ -126,7 +163,7 @@ describe('console: persons', () => {
     await screenshot(page, 'persons-filtered');
   });
 
-  it('shows the API\'s error next to a filter it refuses', async () => {
+  it("shows the API's error next to a filter it refuses", async () => {
     await choose(page, 'Filter 2 operator', 'matches regex');
     await fill(page, 'Filter 2 value', '(');
     await click(page, 'Search');
@@ -140,7 +177,8 @@ describe('console: persons', () => {
   it('downloads a CSV of exactly what is filtered', async () => {
     await click(page, 'Download CSV');
     const file = path.join(harness.downloads, 'persons.csv');
-    for (let attempt = 0; attempt < 100 && !fs.existsSync(file); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; attempt < 100 && !fs.existsSync(file); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const csv = fs.readFileSync(file, 'utf8');
     const lines = csv.trim().split(/\r?\n/);
     assert.equal(lines.length, 3, `a header and the two pro persons: ${csv}`);
@@ -230,7 +268,10 @@ describe('console: persons', () => {
     assert.match(queue, /bob/);
     assert.match(queue, /Pending/);
     await screenshot(page, 'deletion-queue');
-    const status = await harness.ctx.app.inject({ url: `/api/projects/${harness.tenant.project.id}/persons/deletion_status/?status=pending`, headers: bearer(harness.tenant.key) });
+    const status = await harness.ctx.app.inject({
+      url: `/api/projects/${harness.tenant.project.id}/persons/deletion_status/?status=pending`,
+      headers: bearer(harness.tenant.key),
+    });
     assert.equal(status.json().count, 1);
   });
 

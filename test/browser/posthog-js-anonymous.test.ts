@@ -42,10 +42,17 @@ let herd: string;
 let chromium: LaunchedBrowser;
 let pages: PageServer;
 
-const moduleBundle = path.join(path.dirname(createRequire(import.meta.url).resolve('posthog-js/package.json')), 'dist', 'module.js');
+const moduleBundle = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('posthog-js/package.json')),
+  'dist',
+  'module.js',
+);
 
 /** A page of the site: posthog-js from the site's own bundle, given only the token and api_host. */
-const sitePage = (title: string, token: string) => `<!doctype html><html><head><title>${title}</title><script type="module">
+const sitePage = (
+  title: string,
+  token: string,
+) => `<!doctype html><html><head><title>${title}</title><script type="module">
 import posthog from '/assets/posthog-js.js';
 globalThis.posthog = posthog;
 posthog.init(${JSON.stringify(token)}, { api_host: ${JSON.stringify(herd)} });
@@ -72,16 +79,26 @@ after(async () => {
 });
 
 async function api(url: string) {
-  const response = await ctx.app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}${url}`, headers: tenant.headers });
+  const response = await ctx.app.inject({
+    method: 'GET',
+    url: `/api/projects/${tenant.project.id}${url}`,
+    headers: tenant.headers,
+  });
   assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
   return response.json();
 }
 
-const personsOf = async (distinctId: string): Promise<Person[]> => (await api(`/persons/?distinct_id=${encodeURIComponent(distinctId)}`)).results;
+const personsOf = async (distinctId: string): Promise<Person[]> =>
+  (await api(`/persons/?distinct_id=${encodeURIComponent(distinctId)}`)).results;
 
 /** The uuids of the people of an analytical persons view. */
 async function viewPeople(view: string, params: Record<string, unknown>): Promise<string[]> {
-  const query = new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
+  const query = new URLSearchParams(
+    Object.entries(params).map(([key, value]): [string, string] => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  );
   const body = await api(`/persons/${view}/?${query}`);
   return body.results[0].people.map((person: Person) => person.uuid);
 }
@@ -106,42 +123,77 @@ test('default posthog-js: anonymous pageviews, identify, signed up → the perso
   let posthog = await openPage(page, '/landing.html');
   const anonymousId = await posthog.evaluate((sdk) => sdk.get_distinct_id());
   const isPageview = (pathname: string) => (event: CapturedEvent) =>
-    event.event === '$pageview' && event.properties?.distinct_id === anonymousId && String(event.properties?.$current_url).endsWith(pathname);
+    event.event === '$pageview' &&
+    event.properties?.distinct_id === anonymousId &&
+    String(event.properties?.$current_url).endsWith(pathname);
   const landing = await traffic.waitForEvent(isPageview('/landing.html'));
   const landingView = landing.events.find(isPageview('/landing.html')) as CapturedEvent & { timestamp?: string };
   // The default: the visitor's events carry no person until identify.
-  assert.equal(landingView.properties?.$process_person_profile, false, 'posthog-js sends the anonymous pageview personless by default');
+  assert.equal(
+    landingView.properties?.$process_person_profile,
+    false,
+    'posthog-js sends the anonymous pageview personless by default',
+  );
 
   posthog = await openPage(page, '/pricing.html');
-  assert.equal(await posthog.evaluate((sdk) => sdk.get_distinct_id()), anonymousId, 'the same anonymous visitor on the next page');
+  assert.equal(
+    await posthog.evaluate((sdk) => sdk.get_distinct_id()),
+    anonymousId,
+    'the same anonymous visitor on the next page',
+  );
   await traffic.waitForEvent(isPageview('/pricing.html'));
   assert.deepEqual(await personsOf(anonymousId), [], 'no person before identify');
 
   await posthog.evaluate((sdk) => sdk.identify('anon-then-user', { email: 'signed-up@example.com' }));
-  await traffic.waitForEvent((event) => event.event === '$identify' && event.properties?.distinct_id === 'anon-then-user');
+  await traffic.waitForEvent(
+    (event) => event.event === '$identify' && event.properties?.distinct_id === 'anon-then-user',
+  );
   await posthog.evaluate((sdk) => sdk.capture('signed up'));
-  await traffic.waitForEvent((event) => event.event === 'signed up' && event.properties?.distinct_id === 'anon-then-user');
+  await traffic.waitForEvent(
+    (event) => event.event === 'signed up' && event.properties?.distinct_id === 'anon-then-user',
+  );
 
   const [person] = await personsOf('anon-then-user');
   assert.ok(person, 'the identified person');
   assert.deepEqual([...person.distinct_ids].sort(), [anonymousId, 'anon-then-user'].sort());
 
   const viewed = new Date(landingView.timestamp ?? Date.now());
-  const trends = await viewPeople('trends', { entity_id: '$pageview', entity_type: 'events', date_from: day(viewed), date_to: day(viewed) });
+  const trends = await viewPeople('trends', {
+    entity_id: '$pageview',
+    entity_type: 'events',
+    date_from: day(viewed),
+    date_to: day(viewed),
+  });
   assert.deepEqual(trends, [person.uuid], 'the trends persons of $pageview list the visitor, once');
   const nextDay = new Date(viewed.getTime() + 86_400_000);
   const previousDay = new Date(viewed.getTime() - 86_400_000);
-  const steps = [{ id: '$pageview', type: 'events', order: 0 }, { id: 'signed up', type: 'events', order: 1 }];
-  const converted = await viewPeople('funnel', { events: steps, funnel_step: '2', date_from: day(previousDay), date_to: day(nextDay) });
+  const steps = [
+    { id: '$pageview', type: 'events', order: 0 },
+    { id: 'signed up', type: 'events', order: 1 },
+  ];
+  const converted = await viewPeople('funnel', {
+    events: steps,
+    funnel_step: '2',
+    date_from: day(previousDay),
+    date_to: day(nextDay),
+  });
   assert.deepEqual(converted, [person.uuid], 'the funnel $pageview → signed up converts the visitor');
-  const droppedOff = await viewPeople('funnel', { events: steps, funnel_step: '-2', date_from: day(previousDay), date_to: day(nextDay) });
+  const droppedOff = await viewPeople('funnel', {
+    events: steps,
+    funnel_step: '-2',
+    date_from: day(previousDay),
+    date_to: day(nextDay),
+  });
   assert.deepEqual(droppedOff, [], 'nobody dropped off: the anonymous pageview and the sign-up are one person');
 
   // Every request the SDK made to herd was answered 2xx, and the page logged no error.
   await traffic.settled();
   const summary = summarize(traffic.requests);
   for (const request of traffic.requests) {
-    assert.ok(request.status !== null && request.status >= 200 && request.status < 300, `every request to herd answered 2xx: ${summary.join('; ')}`);
+    assert.ok(
+      request.status !== null && request.status >= 200 && request.status < 300,
+      `every request to herd answered 2xx: ${summary.join('; ')}`,
+    );
   }
   assert.deepEqual(consoleErrors, [], 'no error in the page console');
   traffic.stop();

@@ -47,10 +47,18 @@ let herd: string;
 let chromium: LaunchedBrowser;
 let pages: PageServer;
 
-const moduleBundle = path.join(path.dirname(createRequire(import.meta.url).resolve('posthog-js/package.json')), 'dist', 'module.js');
+const moduleBundle = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('posthog-js/package.json')),
+  'dist',
+  'module.js',
+);
 
 // Each capture leaves at once, none waits for a batch timer: the test waits for herd's answers.
-const initOptions = (personProfiles: 'always' | 'identified_only') => ({ api_host: herd, person_profiles: personProfiles, request_batching: false });
+const initOptions = (personProfiles: 'always' | 'identified_only') => ({
+  api_host: herd,
+  person_profiles: personProfiles,
+  request_batching: false,
+});
 
 function snippetPage(token: string): string {
   return `<!doctype html><html><head><title>Snippet</title><script>
@@ -130,7 +138,10 @@ async function assertCleanTraffic(traffic: HerdTraffic, consoleErrors: string[])
   const summary = summarize(traffic.requests);
   assert.ok(traffic.requests.length > 0);
   for (const request of traffic.requests) {
-    assert.ok(request.status !== null && request.status >= 200 && request.status < 300, `every request to herd answered 2xx: ${summary.join('; ')}`);
+    assert.ok(
+      request.status !== null && request.status >= 200 && request.status < 300,
+      `every request to herd answered 2xx: ${summary.join('; ')}`,
+    );
   }
   assert.deepEqual(consoleErrors, [], 'no error in the page console');
   return summary;
@@ -145,7 +156,9 @@ test('snippet: array.js from herd; anonymous person, identify with $set/$set_onc
   assert.deepEqual(visitor.distinct_ids, [anonymousId]);
 
   await posthog.evaluate((sdk) => sdk.identify('snippet-user', { plan: 'pro' }, { first_seen: 'landing' }));
-  await traffic.waitForEvent((event) => event.event === '$identify' && event.properties?.distinct_id === 'snippet-user');
+  await traffic.waitForEvent(
+    (event) => event.event === '$identify' && event.properties?.distinct_id === 'snippet-user',
+  );
   const identified = await onlyPersonOf('snippet-user');
   assert.equal(identified.uuid, visitor.uuid, 'the anonymous visitor became the identified person');
   assert.deepEqual([...identified.distinct_ids].sort(), [anonymousId, 'snippet-user'].sort());
@@ -166,12 +179,18 @@ test('snippet: array.js from herd; anonymous person, identify with $set/$set_onc
   const stranger = await onlyPersonOf(newId);
   assert.notEqual(stranger.uuid, visitor.uuid, 'after reset the visitor is someone new');
   assert.deepEqual(stranger.distinct_ids, [newId]);
-  assert.deepEqual([...(await onlyPersonOf('snippet-user')).distinct_ids].sort(), [anonymousId, 'snippet-alias', 'snippet-user'].sort());
+  assert.deepEqual(
+    [...(await onlyPersonOf('snippet-user')).distinct_ids].sort(),
+    [anonymousId, 'snippet-alias', 'snippet-user'].sort(),
+  );
 
   const summary = await assertCleanTraffic(traffic, consoleErrors);
   const paths = traffic.requests.map((request) => new URL(request.url).pathname);
   assert.ok(paths.includes('/static/array.js'), `the snippet loaded array.js from herd: ${summary.join('; ')}`);
-  assert.ok(paths.includes(`/array/${tenant.project.api_token}/config.js`), `the SDK loaded its remote config: ${summary.join('; ')}`);
+  assert.ok(
+    paths.includes(`/array/${tenant.project.api_token}/config.js`),
+    `the SDK loaded its remote config: ${summary.join('; ')}`,
+  );
   traffic.stop();
   console.log(`posthog-js via the snippet asked herd for:\n  ${summary.join('\n  ')}`);
   await page.browserContext().close();

@@ -32,8 +32,14 @@ export async function makeEvent(
 }
 
 /** Many events of one person: [event, timestamp, properties?] triples. */
-export async function makeEvents(db: Db, teamId: number, person: TestPerson, events: [string, string, JsonObject?][]): Promise<void> {
-  for (const [event, timestamp, properties] of events) await makeEvent(db, teamId, person, event, timestamp, properties ?? {});
+export async function makeEvents(
+  db: Db,
+  teamId: number,
+  person: TestPerson,
+  events: [string, string, JsonObject?][],
+): Promise<void> {
+  for (const [event, timestamp, properties] of events)
+    await makeEvent(db, teamId, person, event, timestamp, properties ?? {});
 }
 
 export async function setTimezone(db: Db, teamId: number, timezone: string): Promise<void> {
@@ -44,8 +50,13 @@ export async function deletePerson(db: Db, teamId: number, person: TestPerson): 
   await sql`delete from persons where team_id = ${teamId} and id = ${person.id}`.execute(db);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ViewResponse { status: number; body: any; text: string; headers: Record<string, unknown> }
+export interface ViewResponse {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+  headers: Record<string, unknown>;
+}
 
 export interface AnalyticsContext {
   ctx: TestContext;
@@ -61,13 +72,20 @@ export interface AnalyticsContext {
 /** Query parameters, structured ones JSON-encoded. */
 export function queryString(params: Record<string, unknown>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [key, value] of Object.entries(params))
+    search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }
 
 /** A request of the app, its body parsed when it is JSON. */
-export async function sendJson(app: TestContext['app'], method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown): Promise<ViewResponse> {
+export async function sendJson(
+  app: TestContext['app'],
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<ViewResponse> {
   const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
   let parsed: unknown;
   try {
@@ -79,17 +97,23 @@ export async function sendJson(app: TestContext['app'], method: 'GET' | 'POST', 
 }
 
 /** An app whose clock stands at `now`, one tenant, and request helpers for the views. */
-export async function setupAnalytics(now = '2024-01-20T12:00:00Z', config: Partial<Config> = {}): Promise<AnalyticsContext> {
+export async function setupAnalytics(
+  now = '2024-01-20T12:00:00Z',
+  config: Partial<Config> = {},
+): Promise<AnalyticsContext> {
   const ctx = await setupTestApp({ clock: new TestClock(new Date(now)), config: { rateLimit: false, ...config } });
   const tenant = await makeTenant(ctx.deps.db);
   const teamId = tenant.project.id;
-  const send = (method: 'GET' | 'POST', url: string, body?: unknown) => sendJson(ctx.app, method, url, tenant.headers, body);
+  const send = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+    sendJson(ctx.app, method, url, tenant.headers, body);
   return {
     ctx,
     tenant,
     teamId,
-    get: (view, params = {}, team = teamId) => send('GET', `/api/projects/${team}/persons/${view}/${queryString(params)}`),
-    post: (view, body, params = {}) => send('POST', `/api/projects/${teamId}/persons/${view}/${queryString(params)}`, body),
+    get: (view, params = {}, team = teamId) =>
+      send('GET', `/api/projects/${team}/persons/${view}/${queryString(params)}`),
+    post: (view, body, params = {}) =>
+      send('POST', `/api/projects/${teamId}/persons/${view}/${queryString(params)}`, body),
     follow: (url) => {
       const parsed = new URL(url);
       return send('GET', `${parsed.pathname}${parsed.search}`);

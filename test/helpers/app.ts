@@ -35,7 +35,9 @@ export interface TestContext {
 }
 
 /** Builds the app over a new database. Call once per file and close it in `after`. */
-export async function setupTestApp(options: { config?: Partial<Config>; clock?: TestClock; beforeReady?: (app: App) => void } = {}): Promise<TestContext> {
+export async function setupTestApp(
+  options: { config?: Partial<Config>; clock?: TestClock; beforeReady?: (app: App) => void } = {},
+): Promise<TestContext> {
   const database = await createTestDatabase();
   const clock = options.clock ?? new TestClock();
   const deps: Deps = {

@@ -37,7 +37,9 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Launc
     headless: true,
     userDataDir,
     ...(options.viewport ? { defaultViewport: options.viewport } : {}),
-    ...(options.downloadPath ? { downloadBehavior: { policy: 'allow' as const, downloadPath: options.downloadPath } } : {}),
+    ...(options.downloadPath
+      ? { downloadBehavior: { policy: 'allow' as const, downloadPath: options.downloadPath } }
+      : {}),
     // posthog-js also drops the events of a browser whose navigator.webdriver is true, which
     // automation and headless mode set.
     ignoreDefaultArgs: ['--enable-automation'],
@@ -151,7 +153,11 @@ async function eventsOf(request: HTTPRequest): Promise<CapturedEvent[]> {
   const bytes = await request.content();
   if (!bytes) return [];
   const body = await decodeCaptureBody(Buffer.from(bytes), request.headers()['content-type'], 20 * 1024 * 1024);
-  const items = Array.isArray(body) ? body : typeof body === 'object' && body !== null && 'batch' in body ? (body as { batch: unknown[] }).batch : [body];
+  const items = Array.isArray(body)
+    ? body
+    : typeof body === 'object' && body !== null && 'batch' in body
+      ? (body as { batch: unknown[] }).batch
+      : [body];
   return items as CapturedEvent[];
 }
 
@@ -174,7 +180,13 @@ export function watchHerdTraffic(page: Page, origin: string): HerdTraffic {
 
   const onRequest = (request: HTTPRequest) => {
     if (!request.url().startsWith(`${origin}/`)) return;
-    const record: HerdRequest = { method: request.method(), url: request.url(), status: null, failure: null, events: [] };
+    const record: HerdRequest = {
+      method: request.method(),
+      url: request.url(),
+      status: null,
+      failure: null,
+      events: [],
+    };
     requests.push(record);
     // The body is read while the request is fresh; the answer is recorded after it.
     open.set(request, { record, done: eventsOf(request).then((events) => void (record.events = events)) });
@@ -213,7 +225,11 @@ export function watchHerdTraffic(page: Page, origin: string): HerdTraffic {
       };
       const timer = setTimeout(() => {
         waiters.delete(attempt);
-        reject(new Error(`${what} did not happen within ${timeoutMs} ms; requests to herd: ${JSON.stringify(summarize(requests))}`));
+        reject(
+          new Error(
+            `${what} did not happen within ${timeoutMs} ms; requests to herd: ${JSON.stringify(summarize(requests))}`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(attempt);
       attempt();
@@ -223,7 +239,8 @@ export function watchHerdTraffic(page: Page, origin: string): HerdTraffic {
     requests,
     waitForEvent(match, timeoutMs = 15_000) {
       return waitUntil(
-        () => requests.find((record) => (record.status !== null || record.failure !== null) && record.events.some(match)),
+        () =>
+          requests.find((record) => (record.status !== null || record.failure !== null) && record.events.some(match)),
         timeoutMs,
         'the awaited capture',
       );

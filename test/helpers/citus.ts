@@ -61,7 +61,9 @@ export async function createCitusDatabase(baseUrl: string, workers: CitusNode[],
       await onNode(coordinator, async (db) => {
         // The coordinator in the metadata holds a copy of every reference table: the lookups of each
         // request (keys, users, projects, memberships) are read there, not on a worker.
-        await sql`select citus_set_coordinator_host(${coordinator.host ?? 'localhost'}, ${coordinator.port ?? 5432})`.execute(db);
+        await sql`select citus_set_coordinator_host(${coordinator.host ?? 'localhost'}, ${coordinator.port ?? 5432})`.execute(
+          db,
+        );
         for (const worker of workers) await sql`select citus_add_node(${worker.host}, ${worker.port})`.execute(db);
       });
     } finally {
@@ -130,12 +132,14 @@ export function allowFanOut(client: pg.PoolClient): void {
     if (!MAY_FAN_OUT.some((pattern) => pattern.test(text))) {
       return query(text, values).catch((error: unknown) => {
         // Name the query that ran on several shards: the failure is then read where it shows.
-        if (error instanceof Error && error.message.startsWith('multi-task query')) error.message += ` (not routed to one shard: ${text})`;
+        if (error instanceof Error && error.message.startsWith('multi-task query'))
+          error.message += ` (not routed to one shard: ${text})`;
         throw error;
       });
     }
     // Fan-out over events stays within one project: the query names the project's team_id.
-    if (/\bevents\b/.test(text) && !/team_id/.test(text)) throw new Error(`a query over events that names no project (no team_id): ${text}`);
+    if (/\bevents\b/.test(text) && !/team_id/.test(text))
+      throw new Error(`a query over events that names no project (no team_id): ${text}`);
     return unchecked(text, values);
   };
   const unchecked = async (text: string, values?: unknown) => {

@@ -68,7 +68,8 @@ export async function openConsole(harness: ConsoleHarness): Promise<WatchedPage>
   page.on('request', (request) => watched.requests.push(request.url()));
   page.on('pageerror', (error) => watched.problems.push(`page error: ${String(error)}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) watched.problems.push(`console error: ${message.text()}`);
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+      watched.problems.push(`console error: ${message.text()}`);
   });
   page.on('dialog', (dialog) => {
     watched.problems.push(`dialog: ${dialog.message()}`);
@@ -78,7 +79,8 @@ export async function openConsole(harness: ConsoleHarness): Promise<WatchedPage>
   return watched;
 }
 
-export const aria = (name: string, role?: string) => (role ? `::-p-aria([name=${JSON.stringify(name)}][role="${role}"])` : `::-p-aria(${JSON.stringify(name)})`);
+export const aria = (name: string, role?: string) =>
+  role ? `::-p-aria([name=${JSON.stringify(name)}][role="${role}"])` : `::-p-aria(${JSON.stringify(name)})`;
 export const text = (value: string) => `::-p-text(${JSON.stringify(value)})`;
 
 export async function fill(page: Page, label: string, value: string) {
@@ -110,7 +112,9 @@ export async function click(page: Page, name: string, role = 'button') {
  * click aimed before the move lands elsewhere.
  */
 export async function waitForLoaded(page: Page) {
-  await page.waitForFunction(`!Array.from(document.querySelectorAll('[role="status"]')).some((status) => status.textContent.startsWith('Loading '))`);
+  await page.waitForFunction(
+    `!Array.from(document.querySelectorAll('[role="status"]')).some((status) => status.textContent.startsWith('Loading '))`,
+  );
 }
 
 export async function waitForText(page: Page, value: string) {
@@ -133,7 +137,10 @@ export async function signIn(page: Page, key: string) {
  * docs/console.md shows); otherwise they go to a temporary folder, so a test run leaves the tree clean.
  */
 export async function screenshot(page: Page, name: string) {
-  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/console') : path.join(os.tmpdir(), 'herd-console-screenshots');
+  const dir =
+    process.env.UPDATE_SCREENSHOTS === '1'
+      ? path.resolve(import.meta.dirname, '../../docs/console')
+      : path.join(os.tmpdir(), 'herd-console-screenshots');
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`) as `${string}.png`, fullPage: true });
 }

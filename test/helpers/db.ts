@@ -9,7 +9,14 @@ import { parse } from 'pg-connection-string';
 import { openPGlite, openPostgres, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
-import { allowFanOut, citusWorkers, createCitusDatabase, dropCitusDatabase, ROUTED_ONLY, type CitusNode } from './citus.ts';
+import {
+  allowFanOut,
+  citusWorkers,
+  createCitusDatabase,
+  dropCitusDatabase,
+  ROUTED_ONLY,
+  type CitusNode,
+} from './citus.ts';
 
 const TEMPLATE_LOCK = 7_241_001;
 const MIGRATIONS_DIR = new URL('../../src/db/migrations/', import.meta.url);
@@ -21,7 +28,11 @@ export function withDatabase(url: string, name: string): pg.PoolConfig {
 }
 
 async function withAdmin<T>(url: string | pg.PoolConfig, work: (admin: Kysely<unknown>) => Promise<T>): Promise<T> {
-  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ ...(typeof url === 'string' ? { connectionString: url } : url), max: 1 }) }) });
+  const admin = new Kysely<unknown>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({ ...(typeof url === 'string' ? { connectionString: url } : url), max: 1 }),
+    }),
+  });
   try {
     return await work(admin);
   } finally {
@@ -33,7 +44,8 @@ async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConf
   const baseName = parse(baseUrl).database || 'postgres';
   // Keyed by the migration files' text, so an edited migration never runs tests on a stale template.
   const hash = crypto.createHash('sha1');
-  for (const name of Object.keys(migrations)) hash.update(name).update(fs.readFileSync(new URL(`${name}.ts`, MIGRATIONS_DIR)));
+  for (const name of Object.keys(migrations))
+    hash.update(name).update(fs.readFileSync(new URL(`${name}.ts`, MIGRATIONS_DIR)));
   const version = hash.digest('hex').slice(0, 10);
   const template = `${baseName}_tpl_${version}`;
   const name = `${baseName}_t_${crypto.randomBytes(6).toString('hex')}`;
@@ -41,7 +53,9 @@ async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConf
     await admin.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(${TEMPLATE_LOCK})`.execute(conn);
       try {
-        const exists = await sql<{ n: number }>`select count(*)::int as n from pg_database where datname = ${template}`.execute(conn);
+        const exists = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_database where datname = ${template}`.execute(conn);
         if (exists.rows[0].n === 0) {
           await sql`create database ${sql.id(template)}`.execute(conn);
           const handle = await openPostgres(withDatabase(baseUrl, template), 1);
@@ -69,7 +83,9 @@ async function clonePostgres(baseUrl: string): Promise<{ connection: pg.PoolConf
  */
 async function dropWhenDisconnected(admin: Kysely<unknown>, name: string): Promise<void> {
   for (let attempt = 0; attempt < 40; attempt += 1) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_stat_activity where datname = ${name}`.execute(admin);
     if (rows[0].n === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -5,14 +5,25 @@ import type { Db } from '../../src/db/database.ts';
 import type { JsonObject, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../src/db/schema.ts';
 import { OWNER_LEVEL } from '../../src/modules/access/access.service.ts';
 import { insertApiKey } from '../../src/modules/api-keys/api-keys.repository.ts';
-import { findMembership, insertMembership, insertOrganization } from '../../src/modules/organizations/organizations.repository.ts';
+import {
+  findMembership,
+  insertMembership,
+  insertOrganization,
+} from '../../src/modules/organizations/organizations.repository.ts';
 import { insertProject } from '../../src/modules/projects/projects.repository.ts';
 import { findOrCreateUser } from '../../src/modules/users/users.repository.ts';
 
 const unique = () => crypto.randomBytes(4).toString('hex');
 
-export async function makeUser(db: Db, fields: { email?: string; first_name?: string; last_name?: string } = {}): Promise<UserRow> {
-  const { user } = await findOrCreateUser(db, { email: fields.email ?? `user-${unique()}@example.com`, ...fields }, new Date());
+export async function makeUser(
+  db: Db,
+  fields: { email?: string; first_name?: string; last_name?: string } = {},
+): Promise<UserRow> {
+  const { user } = await findOrCreateUser(
+    db,
+    { email: fields.email ?? `user-${unique()}@example.com`, ...fields },
+    new Date(),
+  );
   return user;
 }
 

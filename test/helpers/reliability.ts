@@ -32,7 +32,10 @@ export async function loadOperations(app: App): Promise<{ operations: Operation[
       const op = item[method];
       if (!op) continue;
       const parameters = ((op.parameters as JsonSchema[] | undefined) ?? []).map((p) => deref(doc, p));
-      const content = (deref(doc, (op.requestBody as JsonSchema | undefined) ?? {}).content ?? {}) as Record<string, { schema?: JsonSchema }>;
+      const content = (deref(doc, (op.requestBody as JsonSchema | undefined) ?? {}).content ?? {}) as Record<
+        string,
+        { schema?: JsonSchema }
+      >;
       const body = content['application/json']?.schema ?? Object.values(content)[0]?.schema ?? null;
       operations.push({
         method: method.toUpperCase() as Operation['method'],
@@ -42,7 +45,12 @@ export async function loadOperations(app: App): Promise<{ operations: Operation[
           .filter((p) => p.in === 'query')
           .map((p) => {
             const schema = deref(doc, (p.schema as JsonSchema) ?? {});
-            return { name: String(p.name), required: Boolean(p.required), schema, example: p.example ?? schema.example };
+            return {
+              name: String(p.name),
+              required: Boolean(p.required),
+              schema,
+              example: p.example ?? schema.example,
+            };
           }),
         body: body ? deref(doc, body) : null,
       });
@@ -113,7 +121,12 @@ export function minimalValue(doc: JsonSchema, raw: JsonSchema, ids: IdValues = {
     }
     case 'integer':
     case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+      const min =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : 1;
       const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
       return Math.min(Math.max(min, 1), max);
     }
@@ -169,7 +182,11 @@ export async function snapshotDatabase(db: Db): Promise<Snapshot> {
       from ${sql.table(name)} t`,
   );
   // Every shard of every table, on purpose (test/helpers/citus.ts lets it fan out).
-  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.raw(EVERY_SHARD)} ${sql.join(parts, sql` union all `)}`.execute(db);
+  const result = await sql<{
+    name: string;
+    rows: number;
+    hash: string;
+  }>`${sql.raw(EVERY_SHARD)} ${sql.join(parts, sql` union all `)}`.execute(db);
   return Object.fromEntries(result.rows.map((row) => [row.name, { rows: Number(row.rows), hash: row.hash }]));
 }
 
@@ -180,25 +197,36 @@ export async function snapshotDatabase(db: Db): Promise<Snapshot> {
 export async function snapshotTenant(db: Db, organizationId: string, teamIds: number[]): Promise<Snapshot> {
   const columns = await sql<{ table_name: string; column_name: string }>`
     select table_name, column_name from information_schema.columns
-    where table_schema = 'public' and column_name in ('team_id', 'organization_id') and table_name not like 'kysely_%'`.execute(db);
+    where table_schema = 'public' and column_name in ('team_id', 'organization_id') and table_name not like 'kysely_%'`.execute(
+    db,
+  );
   const byTable = new Map<string, Set<string>>();
-  for (const row of columns.rows) byTable.set(row.table_name, (byTable.get(row.table_name) ?? new Set()).add(row.column_name));
-  const parts = [...byTable.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, cols]) => {
-    const where = cols.has('team_id') ? sql`t.team_id::bigint = any(${teamIds}::bigint[])` : sql`t.organization_id::text = ${organizationId}`;
-    return sql`select ${name}::text as name, count(*)::int as rows,
+  for (const row of columns.rows)
+    byTable.set(row.table_name, (byTable.get(row.table_name) ?? new Set()).add(row.column_name));
+  const parts = [...byTable.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, cols]) => {
+      const where = cols.has('team_id')
+        ? sql`t.team_id::bigint = any(${teamIds}::bigint[])`
+        : sql`t.organization_id::text = ${organizationId}`;
+      return sql`select ${name}::text as name, count(*)::int as rows,
       coalesce(md5(string_agg(to_jsonb(t)::text, ',' order by to_jsonb(t)::text)), '') as hash
       from ${sql.table(name)} t where ${where}`;
-  });
+    });
   parts.push(sql`select 'organizations'::text as name, count(*)::int as rows, coalesce(md5(string_agg(to_jsonb(t)::text, ',')), '') as hash
     from organizations t where t.id::text = ${organizationId}`);
-  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  const result = await sql<{ name: string; rows: number; hash: string }>`${sql.join(parts, sql` union all `)}`.execute(
+    db,
+  );
   return Object.fromEntries(result.rows.map((row) => [row.name, { rows: Number(row.rows), hash: row.hash }]));
 }
 
 /** The tables whose rows differ between two snapshots. */
 export function changedTables(before: Snapshot, after: Snapshot): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names].filter((name) => before[name]?.rows !== after[name]?.rows || before[name]?.hash !== after[name]?.hash);
+  return [...names].filter(
+    (name) => before[name]?.rows !== after[name]?.rows || before[name]?.hash !== after[name]?.hash,
+  );
 }
 
 export class RequestTimeout extends Error {}
@@ -207,7 +235,11 @@ export class RequestTimeout extends Error {}
 export async function injectWithin(app: App, options: InjectOptions, ms = 10_000): Promise<LightMyRequestResponse> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RequestTimeout(`${options.method} ${String(options.url).slice(0, 200)} did not answer in ${ms} ms`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(new RequestTimeout(`${options.method} ${String(options.url).slice(0, 200)} did not answer in ${ms} ms`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([app.inject(options), timeout]);

@@ -49,10 +49,12 @@ describe('access kept in memory', () => {
     const marker = `test:${crypto.randomUUID()}`;
     let stop: () => void = () => {};
     const arrived = new Promise<void>((resolve) => {
-      void ctx.deps.changes!.subscribe({ changed: (payload) => payload === marker && resolve(), live: () => {} }).then((unsubscribe) => {
-        stop = unsubscribe;
-        return sql`select pg_notify(${ACCESS_CHANNEL}, ${marker})`.execute(ctx.deps.db);
-      });
+      void ctx.deps
+        .changes!.subscribe({ changed: (payload) => payload === marker && resolve(), live: () => {} })
+        .then((unsubscribe) => {
+          stop = unsubscribe;
+          return sql`select pg_notify(${ACCESS_CHANNEL}, ${marker})`.execute(ctx.deps.db);
+        });
     });
     await arrived;
     stop();
@@ -68,7 +70,12 @@ describe('access kept in memory', () => {
   it('a known key on a known project or organization costs no statement', async () => {
     const member = await makeTenantMember(ctx.deps.db, tenant, 1);
     await settled();
-    for (const url of [`/api/projects/${tenant.project.id}/`, '/api/projects/@current/', `/api/organizations/${tenant.organization.id}/`, '/api/organizations/@current/']) {
+    for (const url of [
+      `/api/projects/${tenant.project.id}/`,
+      '/api/projects/@current/',
+      `/api/organizations/${tenant.organization.id}/`,
+      '/api/organizations/@current/',
+    ]) {
       assert.ok((await statementsOf(url, member.headers)) > 0, `${url}: looked up the first time`);
       assert.equal(await statementsOf(url, member.headers), 0, `${url}: kept`);
     }
@@ -83,20 +90,33 @@ describe('access kept in memory', () => {
     const member = await makeTenantMember(ctx.deps.db, tenant, 1);
     const url = `/api/projects/${tenant.project.id}/`;
     await statementsOf(url, member.headers);
-    await ctx.deps.db.deleteFrom('organization_memberships').where('organization_id', '=', tenant.organization.id).where('id', '=', member.membership.id).execute();
+    await ctx.deps.db
+      .deleteFrom('organization_memberships')
+      .where('organization_id', '=', tenant.organization.id)
+      .where('id', '=', member.membership.id)
+      .execute();
     await statementsOf(url, member.headers, 403);
   });
 
   it('a person read by id, by uuid or by distinct id is one statement', async () => {
-    const person = await makePerson(ctx.deps.db, tenant.project.id, { distinctIds: ['first', 'second'], properties: { plan: 'pro' } });
+    const person = await makePerson(ctx.deps.db, tenant.project.id, {
+      distinctIds: ['first', 'second'],
+      properties: { plan: 'pro' },
+    });
     const base = `/api/projects/${tenant.project.id}/persons/`;
     for (const url of [`${base}${person.id}/`, `${base}${person.uuid}/`, `${base}?distinct_id=second`]) {
       await statementsOf(url, tenant.headers);
       assert.equal(await statementsOf(url, tenant.headers), 1, url);
     }
-    const byDistinctId = await counted.inject({ method: 'GET', url: `${base}?distinct_id=second`, headers: tenant.headers });
+    const byDistinctId = await counted.inject({
+      method: 'GET',
+      url: `${base}?distinct_id=second`,
+      headers: tenant.headers,
+    });
     assert.deepEqual(
-      byDistinctId.json().results.map((found: { uuid: string; distinct_ids: string[] }) => [found.uuid, found.distinct_ids]),
+      byDistinctId
+        .json()
+        .results.map((found: { uuid: string; distinct_ids: string[] }) => [found.uuid, found.distinct_ids]),
       [[person.uuid, ['first', 'second']]],
     );
     const retrieved = await counted.inject({ method: 'GET', url: `${base}${person.id}/`, headers: tenant.headers });
@@ -110,14 +130,21 @@ describe('access kept in memory', () => {
     try {
       for (let n = 0; n < 50; n++) {
         const authorization = `Bearer phx_${crypto.randomBytes(20).toString('hex')}`;
-        await assert.rejects(authorizeRequest(ctx.deps, { authorization, scopes: [], project: String(tenant.project.id) }, cache), { status: 401 });
+        await assert.rejects(
+          authorizeRequest(ctx.deps, { authorization, scopes: [], project: String(tenant.project.id) }, cache),
+          { status: 401 },
+        );
       }
       assert.deepEqual(cache.sizes, { actors: 0, projects: 0, organizations: 0 });
       // Made first: each write here empties the cache.
       const members = [];
       for (let n = 0; n < 5; n++) members.push(await makeTenantMember(ctx.deps.db, tenant, 1));
       for (const member of members) {
-        await authorizeRequest(ctx.deps, { ...bearer(member.key), scopes: [], project: String(tenant.project.id) }, cache);
+        await authorizeRequest(
+          ctx.deps,
+          { ...bearer(member.key), scopes: [], project: String(tenant.project.id) },
+          cache,
+        );
       }
       assert.deepEqual(cache.sizes, { actors: 3, projects: 3, organizations: 0 });
     } finally {

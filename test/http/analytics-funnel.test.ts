@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvents, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import {
+  makeEvents,
+  setupAnalytics,
+  sortedUuids,
+  uuidsOf,
+  type AnalyticsContext,
+} from '../helpers/analytics-factories.ts';
 import { makePerson, type TestPerson } from '../helpers/factories.ts';
 
 const steps = [
@@ -17,23 +23,60 @@ describe('persons/funnel', () => {
     a = await setupAnalytics();
     const db = a.ctx.deps.db;
     const journeys: Record<string, [string, string][]> = {
-      full: [['$pageview', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z']],
-      dropAt2: [['$pageview', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z']],
+      full: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-04T10:00:00Z'],
+      ],
+      dropAt2: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+      ],
       dropAt1: [['$pageview', '2024-01-02T10:00:00Z']],
       // The purchase comes 17 days after the start: outside the default 14-day window.
-      late: [['$pageview', '2024-01-01T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-18T10:00:00Z']],
-      wrongOrder: [['purchase', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['$pageview', '2024-01-04T10:00:00Z']],
+      late: [
+        ['$pageview', '2024-01-01T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-18T10:00:00Z'],
+      ],
+      wrongOrder: [
+        ['purchase', '2024-01-02T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['$pageview', '2024-01-04T10:00:00Z'],
+      ],
       // Another event between the steps breaks a strict funnel only.
-      strictBreak: [['$pageview', '2024-01-02T10:00:00Z'], ['other', '2024-01-02T12:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z']],
+      strictBreak: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['other', '2024-01-02T12:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-04T10:00:00Z'],
+      ],
       // The first attempt stops at step 2; the second one converts.
-      retry: [['$pageview', '2024-01-02T09:00:00Z'], ['signup', '2024-01-03T09:00:00Z'], ['$pageview', '2024-01-10T10:00:00Z'], ['signup', '2024-01-11T10:00:00Z'], ['purchase', '2024-01-12T10:00:00Z']],
+      retry: [
+        ['$pageview', '2024-01-02T09:00:00Z'],
+        ['signup', '2024-01-03T09:00:00Z'],
+        ['$pageview', '2024-01-10T10:00:00Z'],
+        ['signup', '2024-01-11T10:00:00Z'],
+        ['purchase', '2024-01-12T10:00:00Z'],
+      ],
       // Converts, but with an excluded event in between.
-      excluded: [['$pageview', '2024-01-05T10:00:00Z'], ['cancel', '2024-01-05T12:00:00Z'], ['signup', '2024-01-06T10:00:00Z'], ['purchase', '2024-01-07T10:00:00Z']],
+      excluded: [
+        ['$pageview', '2024-01-05T10:00:00Z'],
+        ['cancel', '2024-01-05T12:00:00Z'],
+        ['signup', '2024-01-06T10:00:00Z'],
+        ['purchase', '2024-01-07T10:00:00Z'],
+      ],
       // Out of the date range entirely.
-      outside: [['$pageview', '2023-12-20T10:00:00Z'], ['signup', '2023-12-21T10:00:00Z']],
+      outside: [
+        ['$pageview', '2023-12-20T10:00:00Z'],
+        ['signup', '2023-12-21T10:00:00Z'],
+      ],
     };
     for (const [name, events] of Object.entries(journeys)) {
-      p[name] = await makePerson(db, a.teamId, { distinctIds: [name], properties: { plan: name === 'full' ? 'pro' : 'free' } });
+      p[name] = await makePerson(db, a.teamId, {
+        distinctIds: [name],
+        properties: { plan: name === 'full' ? 'pro' : 'free' },
+      });
       await makeEvents(db, a.teamId, p[name], events);
     }
   });
@@ -45,9 +88,18 @@ describe('persons/funnel', () => {
   it('selects persons that reached at least step N', async () => {
     const one = await funnel({ funnel_step: '1' });
     assert.equal(one.status, 200, one.text);
-    assert.deepEqual(uuidsOf(one.body), names('full', 'dropAt2', 'dropAt1', 'late', 'wrongOrder', 'strictBreak', 'retry', 'excluded'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '2' })).body), names('full', 'dropAt2', 'late', 'strictBreak', 'retry', 'excluded'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3' })).body), names('full', 'strictBreak', 'retry', 'excluded'));
+    assert.deepEqual(
+      uuidsOf(one.body),
+      names('full', 'dropAt2', 'dropAt1', 'late', 'wrongOrder', 'strictBreak', 'retry', 'excluded'),
+    );
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '2' })).body),
+      names('full', 'dropAt2', 'late', 'strictBreak', 'retry', 'excluded'),
+    );
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '3' })).body),
+      names('full', 'strictBreak', 'retry', 'excluded'),
+    );
     assert.equal(one.body.missing_persons, 0);
     assert.equal(one.body.next, null);
   });
@@ -63,35 +115,79 @@ describe('persons/funnel', () => {
   });
 
   it('honours the conversion window and its unit', async () => {
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '20' })).body), names('full', 'strictBreak', 'retry', 'excluded', 'late'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_days: '20' })).body), names('full', 'strictBreak', 'retry', 'excluded', 'late'));
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '20' })).body),
+      names('full', 'strictBreak', 'retry', 'excluded', 'late'),
+    );
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '3', funnel_window_days: '20' })).body),
+      names('full', 'strictBreak', 'retry', 'excluded', 'late'),
+    );
     // 36 hours: each step a day after the previous one fits step 2, not step 3 (two days after the start).
     const hours = await funnel({ funnel_step: '2', funnel_window_interval: '36', funnel_window_interval_unit: 'hour' });
     assert.deepEqual(uuidsOf(hours.body), names('full', 'dropAt2', 'strictBreak', 'retry', 'excluded'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '36', funnel_window_interval_unit: 'hour' })).body), []);
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '36', funnel_window_interval_unit: 'hour' })).body,
+      ),
+      [],
+    );
     // late's purchase comes 17 days after its start: within three weeks or a month, not two weeks.
     const converted = names('full', 'strictBreak', 'retry', 'excluded');
     const withLate = names('full', 'strictBreak', 'retry', 'excluded', 'late');
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '3', funnel_window_interval_unit: 'week' })).body), withLate);
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2', funnel_window_interval_unit: 'week' })).body), converted);
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '1', funnel_window_interval_unit: 'month' })).body), withLate);
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '3', funnel_window_interval_unit: 'week' })).body,
+      ),
+      withLate,
+    );
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '2', funnel_window_interval_unit: 'week' })).body,
+      ),
+      converted,
+    );
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '1', funnel_window_interval_unit: 'month' })).body,
+      ),
+      withLate,
+    );
     // The window's end is inclusive: these convert exactly 48 hours after their start.
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2880', funnel_window_interval_unit: 'minute' })).body), converted);
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '3', funnel_window_interval: '2879', funnel_window_interval_unit: 'minute' })).body), []);
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '2880', funnel_window_interval_unit: 'minute' }))
+          .body,
+      ),
+      converted,
+    );
+    assert.deepEqual(
+      uuidsOf(
+        (await funnel({ funnel_step: '3', funnel_window_interval: '2879', funnel_window_interval_unit: 'minute' }))
+          .body,
+      ),
+      [],
+    );
   });
 
   it('strict funnels need each step to be the very next event', async () => {
     const res = await funnel({ funnel_step: '3', funnel_order_type: 'strict' });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(uuidsOf(res.body), names('full', 'retry'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '-2', funnel_order_type: 'strict' })).body), names('dropAt1', 'wrongOrder', 'strictBreak', 'excluded'));
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '-2', funnel_order_type: 'strict' })).body),
+      names('dropAt1', 'wrongOrder', 'strictBreak', 'excluded'),
+    );
   });
 
   it('unordered funnels accept the steps in any order', async () => {
     const res = await funnel({ funnel_step: '3', funnel_order_type: 'unordered' });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(uuidsOf(res.body), names('full', 'strictBreak', 'retry', 'excluded', 'wrongOrder'));
-    assert.deepEqual(uuidsOf((await funnel({ funnel_step: '-3', funnel_order_type: 'unordered' })).body), names('dropAt2', 'late'));
+    assert.deepEqual(
+      uuidsOf((await funnel({ funnel_step: '-3', funnel_order_type: 'unordered' })).body),
+      names('dropAt2', 'late'),
+    );
   });
 
   it('discards attempts with an exclusion event between the steps', async () => {
@@ -101,9 +197,15 @@ describe('persons/funnel', () => {
     assert.ok(!uuidsOf(res.body).includes(p.excluded.uuid));
     assert.ok(uuidsOf(res.body).includes(p.full.uuid));
     // The cancel happened between steps 1 and 2: an exclusion spanning steps 2..3 does not see it.
-    const later = await funnel({ funnel_step: '3', exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 1, funnel_to_step: 2 }] });
+    const later = await funnel({
+      funnel_step: '3',
+      exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 1, funnel_to_step: 2 }],
+    });
     assert.deepEqual(uuidsOf(later.body), names('full', 'strictBreak', 'retry', 'excluded'));
-    const earlier = await funnel({ funnel_step: '3', exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }] });
+    const earlier = await funnel({
+      funnel_step: '3',
+      exclusions: [{ id: 'cancel', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+    });
     assert.deepEqual(uuidsOf(earlier.body), names('full', 'strictBreak', 'retry'));
     const unordered = await funnel({ funnel_step: '3', funnel_order_type: 'unordered', exclusions });
     assert.ok(!uuidsOf(unordered.body).includes(p.excluded.uuid));
@@ -149,10 +251,18 @@ describe('persons/funnel', () => {
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.results[0].people.length, 3);
     assert.equal(second.body.next, null);
-    const all = [...first.body.results[0].people, ...second.body.results[0].people].map((person: { uuid: string }) => person.uuid);
-    assert.deepEqual([...all].sort(), names('full', 'dropAt2', 'dropAt1', 'late', 'wrongOrder', 'strictBreak', 'retry', 'excluded'));
+    const all = [...first.body.results[0].people, ...second.body.results[0].people].map(
+      (person: { uuid: string }) => person.uuid,
+    );
+    assert.deepEqual(
+      [...all].sort(),
+      names('full', 'dropAt2', 'dropAt1', 'late', 'wrongOrder', 'strictBreak', 'retry', 'excluded'),
+    );
     // The page is chosen by uuid: the first page holds the five smallest.
-    assert.deepEqual(first.body.results[0].people.map((person: { uuid: string }) => person.uuid).sort(), [...all].sort().slice(0, 5));
+    assert.deepEqual(
+      first.body.results[0].people.map((person: { uuid: string }) => person.uuid).sort(),
+      [...all].sort().slice(0, 5),
+    );
   });
 
   it('answers 400 for bad funnel parameters', async () => {
@@ -171,7 +281,14 @@ describe('persons/funnel', () => {
       [{ funnel_step: '1', events: [] }, 'events'],
       [{ funnel_step: '1', actions: [{ id: 3, type: 'actions' }] }, 'actions'],
       [{ funnel_step: '1', funnel_viz_type: 'sankey' }, 'funnel_viz_type'],
-      [{ funnel_step: '1', funnel_order_type: 'unordered', exclusions: [{ id: 'cancel', funnel_from_step: 0, funnel_to_step: 1 }] }, 'exclusions'],
+      [
+        {
+          funnel_step: '1',
+          funnel_order_type: 'unordered',
+          exclusions: [{ id: 'cancel', funnel_from_step: 0, funnel_to_step: 1 }],
+        },
+        'exclusions',
+      ],
       // A date the range cannot be shifted from inside the database's calendar: a 400, not a 500.
       [{ funnel_step: '1', date_to: '9999-12-31' }, 'date_to'],
     ];
@@ -201,16 +318,35 @@ describe('persons/funnel/correlation', () => {
     const db = a.ctx.deps.db;
     const journeys: Record<string, [string, string][]> = {
       // Converted, and asked for help between the first and last step.
-      helped: [['$pageview', '2024-01-02T10:00:00Z'], ['help', '2024-01-02T11:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z']],
+      helped: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['help', '2024-01-02T11:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-04T10:00:00Z'],
+      ],
       // Converted; help only after the funnel ended.
-      helpedAfter: [['$pageview', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z'], ['help', '2024-01-05T10:00:00Z']],
+      helpedAfter: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-04T10:00:00Z'],
+        ['help', '2024-01-05T10:00:00Z'],
+      ],
       // Dropped off; help within the window after the start.
-      helpedDropped: [['$pageview', '2024-01-02T10:00:00Z'], ['help', '2024-01-06T10:00:00Z']],
+      helpedDropped: [
+        ['$pageview', '2024-01-02T10:00:00Z'],
+        ['help', '2024-01-06T10:00:00Z'],
+      ],
       // Help before the funnel started.
-      helpedBefore: [['help', '2024-01-01T10:00:00Z'], ['$pageview', '2024-01-02T10:00:00Z']],
+      helpedBefore: [
+        ['help', '2024-01-01T10:00:00Z'],
+        ['$pageview', '2024-01-02T10:00:00Z'],
+      ],
     };
     for (const [name, events] of Object.entries(journeys)) {
-      p[name] = await makePerson(db, a.teamId, { distinctIds: [name], properties: { plan: name === 'helpedAfter' ? 'pro' : 'free' } });
+      p[name] = await makePerson(db, a.teamId, {
+        distinctIds: [name],
+        properties: { plan: name === 'helpedAfter' ? 'pro' : 'free' },
+      });
       await makeEvents(db, a.teamId, p[name], events);
     }
   });
@@ -218,26 +354,41 @@ describe('persons/funnel/correlation', () => {
 
   const names = (...list: string[]) => sortedUuids(...list.map((name) => p[name]));
   const entity = { id: 'help', type: 'events' };
-  const correlation = (params: Record<string, unknown>) => a.get('funnel/correlation', { events: steps, ...range, ...params });
+  const correlation = (params: Record<string, unknown>) =>
+    a.get('funnel/correlation', { events: steps, ...range, ...params });
 
   it('lists persons with the correlated event inside their funnel attempt', async () => {
     const res = await correlation({ funnel_correlation_person_entity: entity });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(uuidsOf(res.body), names('helped', 'helpedDropped'));
-    const converted = await correlation({ funnel_correlation_person_entity: entity, funnel_correlation_person_converted: 'TrUe' });
+    const converted = await correlation({
+      funnel_correlation_person_entity: entity,
+      funnel_correlation_person_converted: 'TrUe',
+    });
     assert.deepEqual(uuidsOf(converted.body), names('helped'));
-    const dropped = await correlation({ funnel_correlation_person_entity: entity, funnel_correlation_person_converted: 'falsE' });
+    const dropped = await correlation({
+      funnel_correlation_person_entity: entity,
+      funnel_correlation_person_converted: 'falsE',
+    });
     assert.deepEqual(uuidsOf(dropped.body), names('helpedDropped'));
   });
 
   it('answers a funnel request naming a correlation entity with the correlation persons', async () => {
-    const res = await a.get('funnel', { events: steps, ...range, funnel_correlation_person_entity: entity, funnel_correlation_person_converted: 'true' });
+    const res = await a.get('funnel', {
+      events: steps,
+      ...range,
+      funnel_correlation_person_entity: entity,
+      funnel_correlation_person_converted: 'true',
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(uuidsOf(res.body), names('helped'));
   });
 
   it('lists persons matching correlated properties', async () => {
-    const res = await correlation({ funnel_correlation_type: 'properties', funnel_correlation_property_values: [{ key: 'plan', value: 'pro', type: 'person' }] });
+    const res = await correlation({
+      funnel_correlation_type: 'properties',
+      funnel_correlation_property_values: [{ key: 'plan', value: 'pro', type: 'person' }],
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(uuidsOf(res.body), names('helpedAfter'));
   });
@@ -254,7 +405,10 @@ describe('persons/funnel/correlation', () => {
   it('answers 400 without the entity or property values', async () => {
     const noEntity = await correlation({});
     assert.equal(noEntity.status, 400);
-    assert.deepEqual([noEntity.body.attr, noEntity.body.detail], ['funnel_correlation_person_entity', 'No entity for persons specified']);
+    assert.deepEqual(
+      [noEntity.body.attr, noEntity.body.detail],
+      ['funnel_correlation_person_entity', 'No entity for persons specified'],
+    );
     const noValues = await correlation({ funnel_correlation_type: 'properties' });
     assert.equal(noValues.status, 400);
     assert.equal(noValues.body.attr, 'funnel_correlation_property_values');

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makePerson, makeProject, type TestPerson } from '../helpers/factories.ts';
-import { makeEvents, setTimezone, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import {
+  makeEvents,
+  setTimezone,
+  setupAnalytics,
+  sortedUuids,
+  uuidsOf,
+  type AnalyticsContext,
+} from '../helpers/analytics-factories.ts';
 
 const events = [{ id: '$pageview', type: 'events' }];
 
@@ -16,14 +23,31 @@ describe('persons/lifecycle', () => {
     fresh = await makePerson(db, a.teamId, { createdAt: '2024-01-10T08:00:00Z' });
     old = await makePerson(db, a.teamId, { createdAt: '2020-01-01T00:00:00Z' });
     early = await makePerson(db, a.teamId, { createdAt: '2024-01-05T00:00:00Z' });
-    await makeEvents(db, a.teamId, fresh, [['$pageview', '2024-01-10T09:00:00Z'], ['$pageview', '2024-01-11T09:00:00Z'], ['$pageview', '2024-01-13T09:00:00Z']]);
-    await makeEvents(db, a.teamId, old, [['$pageview', '2024-01-11T09:00:00Z'], ['other', '2024-01-12T09:00:00Z']]);
-    await makeEvents(db, a.teamId, early, [['$pageview', '2024-01-07T09:00:00Z'], ['$pageview', '2024-01-08T09:00:00Z']]);
+    await makeEvents(db, a.teamId, fresh, [
+      ['$pageview', '2024-01-10T09:00:00Z'],
+      ['$pageview', '2024-01-11T09:00:00Z'],
+      ['$pageview', '2024-01-13T09:00:00Z'],
+    ]);
+    await makeEvents(db, a.teamId, old, [
+      ['$pageview', '2024-01-11T09:00:00Z'],
+      ['other', '2024-01-12T09:00:00Z'],
+    ]);
+    await makeEvents(db, a.teamId, early, [
+      ['$pageview', '2024-01-07T09:00:00Z'],
+      ['$pageview', '2024-01-08T09:00:00Z'],
+    ]);
   });
   after(() => a.ctx.close());
 
   const ask = (target_date: string, lifecycle_type: string, extra: Record<string, unknown> = {}) =>
-    a.get('lifecycle', { events, date_from: '2024-01-08', date_to: '2024-01-14', target_date, lifecycle_type, ...extra });
+    a.get('lifecycle', {
+      events,
+      date_from: '2024-01-08',
+      date_to: '2024-01-14',
+      target_date,
+      lifecycle_type,
+      ...extra,
+    });
 
   it('labels a first active period equal to the creation period new', async () => {
     const res = await ask('2024-01-10', 'new');
@@ -56,9 +80,17 @@ describe('persons/lifecycle', () => {
     // (early was created in the week of Dec 31, so its first active week is a resurrection).
     const res = await ask('2024-01-07', 'new', { interval: 'week', date_from: '2024-01-01', date_to: '2024-01-20' });
     assert.deepEqual(uuidsOf(res.body), [fresh.uuid]);
-    const resurrecting = await ask('2024-01-07', 'resurrecting', { interval: 'week', date_from: '2024-01-01', date_to: '2024-01-20' });
+    const resurrecting = await ask('2024-01-07', 'resurrecting', {
+      interval: 'week',
+      date_from: '2024-01-01',
+      date_to: '2024-01-20',
+    });
     assert.deepEqual(uuidsOf(resurrecting.body), sortedUuids(old, early));
-    const dormant = await ask('2024-01-14', 'dormant', { interval: 'week', date_from: '2024-01-01', date_to: '2024-01-20' });
+    const dormant = await ask('2024-01-14', 'dormant', {
+      interval: 'week',
+      date_from: '2024-01-01',
+      date_to: '2024-01-20',
+    });
     assert.deepEqual(uuidsOf(dormant.body), sortedUuids(fresh, old, early));
   });
 
@@ -69,9 +101,20 @@ describe('persons/lifecycle', () => {
     const person = await makePerson(a.ctx.deps.db, project.id, { createdAt: '2024-01-10T03:00:00Z' });
     await makeEvents(a.ctx.deps.db, project.id, person, [['$pageview', '2024-01-10T03:30:00Z']]);
     const params = { events, date_from: '2024-01-08', date_to: '2024-01-14', lifecycle_type: 'new' };
-    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-09' }, project.id)).body), [person.uuid]);
-    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-10' }, project.id)).body), []);
-    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-10', lifecycle_type: 'dormant' }, project.id)).body), [person.uuid]);
+    assert.deepEqual(uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-09' }, project.id)).body), [
+      person.uuid,
+    ]);
+    assert.deepEqual(
+      uuidsOf((await a.get('lifecycle', { ...params, target_date: '2024-01-10' }, project.id)).body),
+      [],
+    );
+    assert.deepEqual(
+      uuidsOf(
+        (await a.get('lifecycle', { ...params, target_date: '2024-01-10', lifecycle_type: 'dormant' }, project.id))
+          .body,
+      ),
+      [person.uuid],
+    );
   });
 
   it('requires target_date and lifecycle_type', async () => {
@@ -109,10 +152,24 @@ describe('persons/retention', () => {
     p2 = await makePerson(db, a.teamId);
     p3 = await makePerson(db, a.teamId);
     veteran = await makePerson(db, a.teamId);
-    await makeEvents(db, a.teamId, p1, [['$pageview', '2024-01-04T10:00:00Z'], ['$pageview', '2024-01-05T10:00:00Z'], ['$pageview', '2024-01-07T10:00:00Z']]);
-    await makeEvents(db, a.teamId, p2, [['$pageview', '2024-01-04T23:00:00Z'], ['$pageview', '2024-01-06T10:00:00Z'], ['signup', '2024-01-04T22:00:00Z']]);
-    await makeEvents(db, a.teamId, p3, [['$pageview', '2024-01-05T10:00:00Z'], ['$pageview', '2024-01-06T10:00:00Z']]);
-    await makeEvents(db, a.teamId, veteran, [['$pageview', '2023-12-01T10:00:00Z'], ['$pageview', '2024-01-04T10:00:00Z']]);
+    await makeEvents(db, a.teamId, p1, [
+      ['$pageview', '2024-01-04T10:00:00Z'],
+      ['$pageview', '2024-01-05T10:00:00Z'],
+      ['$pageview', '2024-01-07T10:00:00Z'],
+    ]);
+    await makeEvents(db, a.teamId, p2, [
+      ['$pageview', '2024-01-04T23:00:00Z'],
+      ['$pageview', '2024-01-06T10:00:00Z'],
+      ['signup', '2024-01-04T22:00:00Z'],
+    ]);
+    await makeEvents(db, a.teamId, p3, [
+      ['$pageview', '2024-01-05T10:00:00Z'],
+      ['$pageview', '2024-01-06T10:00:00Z'],
+    ]);
+    await makeEvents(db, a.teamId, veteran, [
+      ['$pageview', '2023-12-01T10:00:00Z'],
+      ['$pageview', '2024-01-04T10:00:00Z'],
+    ]);
   });
   after(() => a.ctx.close());
 
@@ -138,7 +195,12 @@ describe('persons/retention', () => {
     for (const params of [{ selected_interval: '1' }, { breakdown_values: [1] }]) {
       const res = await a.get('retention', { ...base, ...params });
       assert.equal(res.status, 200, res.text);
-      const byUuid = new Map((res.body.result as { person: { uuid: string }; appearances: number[] }[]).map((row) => [row.person.uuid, row.appearances]));
+      const byUuid = new Map(
+        (res.body.result as { person: { uuid: string }; appearances: number[] }[]).map((row) => [
+          row.person.uuid,
+          row.appearances,
+        ]),
+      );
       assert.deepEqual([...byUuid.keys()].sort(), sortedUuids(p1, p3));
       assert.deepEqual(byUuid.get(p3.uuid), ones(10, [0, 1]));
       assert.deepEqual(byUuid.get(p1.uuid), ones(10, [0, 2]));
@@ -156,14 +218,24 @@ describe('persons/retention', () => {
     assert.equal(res.status, 200, res.text);
     const [header, ...lines] = res.text.trim().split('\n');
     const columns = header.split(',');
-    assert.ok(columns.includes('person.uuid') && columns.includes('appearances.0') && columns.includes('appearances.10'), header);
+    assert.ok(
+      columns.includes('person.uuid') && columns.includes('appearances.0') && columns.includes('appearances.10'),
+      header,
+    );
     assert.equal(lines.length, 3);
   });
 
   it('uses a different returning entity', async () => {
-    const res = await a.get('retention', { ...base, target_entity: { id: 'signup', type: 'events' }, returning_entity: { id: '$pageview', type: 'events' } });
+    const res = await a.get('retention', {
+      ...base,
+      target_entity: { id: 'signup', type: 'events' },
+      returning_entity: { id: '$pageview', type: 'events' },
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((row: { person: { uuid: string } }) => row.person.uuid), [p2.uuid]);
+    assert.deepEqual(
+      res.body.result.map((row: { person: { uuid: string } }) => row.person.uuid),
+      [p2.uuid],
+    );
     assert.deepEqual(res.body.result[0].appearances, ones(11, [0, 2]));
   });
 
@@ -174,7 +246,13 @@ describe('persons/retention', () => {
     const second = await a.follow(first.body.next);
     assert.equal(second.body.result.length, 1);
     assert.equal(second.body.next, null);
-    for (const [params, attr] of [[{ period: 'Fortnight' }, 'period'], [{ selected_interval: '11' }, 'selected_interval'], [{ total_intervals: 'x' }, 'total_intervals'], [{ target_entity: '{bad' }, 'target_entity'], [{ date_to: 'soon' }, 'date_to']] as const) {
+    for (const [params, attr] of [
+      [{ period: 'Fortnight' }, 'period'],
+      [{ selected_interval: '11' }, 'selected_interval'],
+      [{ total_intervals: 'x' }, 'total_intervals'],
+      [{ target_entity: '{bad' }, 'target_entity'],
+      [{ date_to: 'soon' }, 'date_to'],
+    ] as const) {
       const res = await a.get('retention', { ...base, ...params });
       assert.equal(res.status, 400, `${JSON.stringify(params)} → ${res.text}`);
       assert.equal(res.body.attr, attr);
@@ -191,40 +269,89 @@ describe('persons/retention', () => {
       ['$pageview', '2024-06-04T10:40:00Z'],
     ]);
     // Month, 3 intervals, date_to Mar 10: E = Apr 10, S = Jan 10; periods [Jan 10, Feb 10), [Feb 10, Mar 10), [Mar 10, Apr 10).
-    const months = await a.get('retention', { date_to: '2024-03-10', period: 'Month', total_intervals: '3' }, project.id);
+    const months = await a.get(
+      'retention',
+      { date_to: '2024-03-10', period: 'Month', total_intervals: '3' },
+      project.id,
+    );
     assert.equal(months.status, 200, months.text);
-    assert.deepEqual(months.body.result.map((row: { appearances: number[] }) => row.appearances), [[1, 0, 1]]);
+    assert.deepEqual(
+      months.body.result.map((row: { appearances: number[] }) => row.appearances),
+      [[1, 0, 1]],
+    );
     // Hour, 3 intervals, date_to 10:30: E = 11:30 (not truncated), S = 08:30.
-    const hours = await a.get('retention', { date_to: '2024-06-04T10:30:00Z', period: 'Hour', total_intervals: '3' }, project.id);
-    assert.deepEqual(hours.body.result.map((row: { appearances: number[] }) => row.appearances), [[1, 0, 1]]);
+    const hours = await a.get(
+      'retention',
+      { date_to: '2024-06-04T10:30:00Z', period: 'Hour', total_intervals: '3' },
+      project.id,
+    );
+    assert.deepEqual(
+      hours.body.result.map((row: { appearances: number[] }) => row.appearances),
+      [[1, 0, 1]],
+    );
   });
 
   it('adds calendar months to the end of a month without overflowing into the next', async () => {
     const project = await makeProject(a.ctx.deps.db, a.tenant.organization);
     const person = await makePerson(a.ctx.deps.db, project.id);
-    await makeEvents(a.ctx.deps.db, project.id, person, [['$pageview', '2023-12-30T10:00:00Z'], ['$pageview', '2024-02-01T10:00:00Z']]);
+    await makeEvents(a.ctx.deps.db, project.id, person, [
+      ['$pageview', '2023-12-30T10:00:00Z'],
+      ['$pageview', '2024-02-01T10:00:00Z'],
+    ]);
     // Month, 2 intervals, date_to Jan 31: E = Feb 29 (not Mar 2), S = Dec 29; periods [Dec 29, Jan 29), [Jan 29, Feb 29).
     const res = await a.get('retention', { date_to: '2024-01-31', period: 'Month', total_intervals: '2' }, project.id);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [row.person.uuid, row.appearances]), [[person.uuid, [1, 1]]]);
+    assert.deepEqual(
+      res.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [
+        row.person.uuid,
+        row.appearances,
+      ]),
+      [[person.uuid, [1, 1]]],
+    );
   });
 
   it('defaults an empty returning_entity to the target entity', async () => {
-    const res = await a.get('retention', { ...base, target_entity: { id: 'signup', type: 'events' }, returning_entity: '' });
+    const res = await a.get('retention', {
+      ...base,
+      target_entity: { id: 'signup', type: 'events' },
+      returning_entity: '',
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((row: { appearances: number[] }) => row.appearances), [ones(11, [0])]);
+    assert.deepEqual(
+      res.body.result.map((row: { appearances: number[] }) => row.appearances),
+      [ones(11, [0])],
+    );
   });
 
   it('buckets weeks from the preceding Sunday', async () => {
     // date_to 2024-01-14 Week, 2 intervals: E = 2024-01-21, S = 2024-01-07 (a Sunday); p1 acted on Jan 7.
     const res = await a.get('retention', { ...base, period: 'Week', total_intervals: '2' });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [row.person.uuid, row.appearances]), [[p1.uuid, [1, 0]]]);
+    assert.deepEqual(
+      res.body.result.map((row: { person: { uuid: string }; appearances: number[] }) => [
+        row.person.uuid,
+        row.appearances,
+      ]),
+      [[p1.uuid, [1, 0]]],
+    );
     const earlier = await a.get('retention', { date_to: '2024-01-06', period: 'Week', total_intervals: '2' });
     // E = 2024-01-13, S = 2023-12-30 → moved back to Sunday 2023-12-24; cohort 1 = week of Dec 31.
-    const byUuid = new Map((earlier.body.result as { person: { uuid: string }; appearances: number[] }[]).map((row) => [row.person.uuid, row.appearances]));
+    const byUuid = new Map(
+      (earlier.body.result as { person: { uuid: string }; appearances: number[] }[]).map((row) => [
+        row.person.uuid,
+        row.appearances,
+      ]),
+    );
     assert.equal(byUuid.size, 0);
-    const cohort1 = await a.get('retention', { date_to: '2024-01-06', period: 'Week', total_intervals: '2', selected_interval: '1' });
-    assert.deepEqual(cohort1.body.result.map((row: { person: { uuid: string } }) => row.person.uuid).sort(), sortedUuids(p1, p2, p3, veteran));
+    const cohort1 = await a.get('retention', {
+      date_to: '2024-01-06',
+      period: 'Week',
+      total_intervals: '2',
+      selected_interval: '1',
+    });
+    assert.deepEqual(
+      cohort1.body.result.map((row: { person: { uuid: string } }) => row.person.uuid).sort(),
+      sortedUuids(p1, p2, p3, veteran),
+    );
   });
 });

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeEvent, setupAnalytics, sortedUuids, uuidsOf, type AnalyticsContext } from '../helpers/analytics-factories.ts';
+import {
+  makeEvent,
+  setupAnalytics,
+  sortedUuids,
+  uuidsOf,
+  type AnalyticsContext,
+} from '../helpers/analytics-factories.ts';
 import { makePerson, type TestPerson } from '../helpers/factories.ts';
 
 const range = { date_from: '2024-01-01', date_to: '2024-01-19' };
@@ -21,7 +27,10 @@ describe('persons/path', () => {
         ['signup', {}, '2024-01-02T10:10:00Z'],
         [...view('/home'), '2024-01-02T12:10:00Z'],
       ].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
-      b: [[...view('/home'), '2024-01-03T10:00:00Z'], [...view('/docs'), '2024-01-03T10:05:00Z']].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
+      b: [
+        [...view('/home'), '2024-01-03T10:00:00Z'],
+        [...view('/docs'), '2024-01-03T10:05:00Z'],
+      ].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
       // A screen, then "/" (kept as is), then /pricing.
       c: [
         ['$screen', { $screen_name: 'Main' }, '2024-01-04T10:00:00Z'],
@@ -29,11 +38,15 @@ describe('persons/path', () => {
         [...view('/pricing'), '2024-01-04T10:02:00Z'],
       ].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
       // A 40-minute gap splits the session.
-      d: [[...view('/home'), '2024-01-05T10:00:00Z'], [...view('/pricing'), '2024-01-05T10:40:00Z']].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
+      d: [
+        [...view('/home'), '2024-01-05T10:00:00Z'],
+        [...view('/pricing'), '2024-01-05T10:40:00Z'],
+      ].map(([event, props, ts]) => [event as string, ts as string, props as Record<string, string>]),
     };
     for (const [name, events] of Object.entries(journeys)) {
       p[name] = await makePerson(db, a.teamId, { distinctIds: [name] });
-      for (const [event, timestamp, properties] of events) await makeEvent(db, a.teamId, p[name], event, timestamp, properties);
+      for (const [event, timestamp, properties] of events)
+        await makeEvent(db, a.teamId, p[name], event, timestamp, properties);
     }
   });
   after(() => a.ctx.close());
@@ -70,7 +83,10 @@ describe('persons/path', () => {
     assert.deepEqual(await path({ start_point: '/pricing', path_end_key: '2_signup' }), names('a'));
     assert.deepEqual(await path({ start_point: '/pricing', path_dropoff_key: '1_/pricing' }), names('c', 'd'));
     // end_point keeps the last step_limit items before it; sessions without it are dropped.
-    assert.deepEqual(await path({ end_point: '/pricing', step_limit: '2', path_end_key: '2_/pricing' }), names('a', 'c'));
+    assert.deepEqual(
+      await path({ end_point: '/pricing', step_limit: '2', path_end_key: '2_/pricing' }),
+      names('a', 'c'),
+    );
     assert.deepEqual(await path({ end_point: '/pricing' }), names('a', 'c', 'd'));
   });
 
@@ -86,24 +102,79 @@ describe('persons/path', () => {
     assert.deepEqual(await path({ path_groupings: ['/pri*'], path_end_key: '2_/pri*' }), names('a'));
   });
 
-  it('limits paths to a funnel step\'s persons and to the events after, before or between its steps', async () => {
-    const funnelFilter = (funnelStep: number) => ({ events: [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }], funnel_step: funnelStep, ...range });
+  it("limits paths to a funnel step's persons and to the events after, before or between its steps", async () => {
+    const funnelFilter = (funnelStep: number) => ({
+      events: [
+        { id: '$pageview', order: 0 },
+        { id: 'signup', order: 1 },
+      ],
+      funnel_step: funnelStep,
+      ...range,
+    });
     // a reached signup at 10:10: after it, its first session holds only signup, before it the pages up to signup.
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(2), path_dropoff_key: '1_signup' }), names('a'));
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_before_step', funnel_filter: funnelFilter(2), path_dropoff_key: '1_/home' }), []);
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_before_step', funnel_filter: funnelFilter(2), path_dropoff_key: '3_signup' }), names('a'));
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnelFilter(2), path_start_key: '2_/pricing', path_end_key: '3_signup' }), names('a'));
+    assert.deepEqual(
+      await path({
+        funnel_paths: 'funnel_path_after_step',
+        funnel_filter: funnelFilter(2),
+        path_dropoff_key: '1_signup',
+      }),
+      names('a'),
+    );
+    assert.deepEqual(
+      await path({
+        funnel_paths: 'funnel_path_before_step',
+        funnel_filter: funnelFilter(2),
+        path_dropoff_key: '1_/home',
+      }),
+      [],
+    );
+    assert.deepEqual(
+      await path({
+        funnel_paths: 'funnel_path_before_step',
+        funnel_filter: funnelFilter(2),
+        path_dropoff_key: '3_signup',
+      }),
+      names('a'),
+    );
+    assert.deepEqual(
+      await path({
+        funnel_paths: 'funnel_path_between_steps',
+        funnel_filter: funnelFilter(2),
+        path_start_key: '2_/pricing',
+        path_end_key: '3_signup',
+      }),
+      names('a'),
+    );
     // Drop-offs before signup: from their first pageview on, so c's screen before it is gone.
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2), path_start_key: '1_/' }), names('c'));
-    assert.deepEqual(await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2) }), names('b', 'c', 'd'));
-    const post = await a.post('path', { ...range, funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(2) });
+    assert.deepEqual(
+      await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2), path_start_key: '1_/' }),
+      names('c'),
+    );
+    assert.deepEqual(
+      await path({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnelFilter(-2) }),
+      names('b', 'c', 'd'),
+    );
+    const post = await a.post('path', {
+      ...range,
+      funnel_paths: 'funnel_path_after_step',
+      funnel_filter: funnelFilter(2),
+    });
     assert.deepEqual(uuidsOf(post.body), names('a'));
     for (const [params, attr] of [
       [{ funnel_paths: 'funnel_path_after_step' }, 'funnel_filter'],
       [{ funnel_paths: 'sideways', funnel_filter: funnelFilter(2) }, 'funnel_paths'],
-      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnelFilter(2), funnel_step: undefined } }, 'funnel_filter'],
+      [
+        { funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnelFilter(2), funnel_step: undefined } },
+        'funnel_filter',
+      ],
       [{ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnelFilter(1) }, 'funnel_filter'],
-      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnelFilter(2), funnel_order_type: 'unordered' } }, 'funnel_filter'],
+      [
+        {
+          funnel_paths: 'funnel_path_after_step',
+          funnel_filter: { ...funnelFilter(2), funnel_order_type: 'unordered' },
+        },
+        'funnel_filter',
+      ],
       [{ funnel_paths: 'funnel_path_after_step', funnel_filter: '[1]' }, 'funnel_filter'],
     ] as const) {
       const res = await a.get('path', { ...range, ...params });
@@ -130,7 +201,12 @@ describe('persons/path', () => {
   });
 
   it('answers 400 for bad parameters', async () => {
-    for (const [params, attr] of [[{ step_limit: '0' }, 'step_limit'], [{ include_event_types: ['$weird'] }, 'include_event_types'], [{ exclude_events: 'nope' }, 'exclude_events'], [{ date_to: '2024-13-01' }, 'date_to']] as const) {
+    for (const [params, attr] of [
+      [{ step_limit: '0' }, 'step_limit'],
+      [{ include_event_types: ['$weird'] }, 'include_event_types'],
+      [{ exclude_events: 'nope' }, 'exclude_events'],
+      [{ date_to: '2024-13-01' }, 'date_to'],
+    ] as const) {
       const res = await a.get('path', { ...range, ...params });
       assert.equal(res.status, 400, `${JSON.stringify(params)} → ${res.text}`);
       assert.equal(res.body.attr, attr);

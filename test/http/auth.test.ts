@@ -3,7 +3,15 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { insertApiKey } from '../../src/modules/api-keys/api-keys.repository.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeProject, makeTenant, makeTenantMember, makeUser, type Tenant } from '../helpers/factories.ts';
+import {
+  bearer,
+  makeKey,
+  makeProject,
+  makeTenant,
+  makeTenantMember,
+  makeUser,
+  type Tenant,
+} from '../helpers/factories.ts';
 
 const denied = (detail: string) => ({ type: 'authentication_error', code: 'permission_denied', detail, attr: null });
 
@@ -20,23 +28,34 @@ describe('authentication and authorization', () => {
   });
   after(() => ctx.close());
 
-  const get = (url: string, headers: Record<string, string> = tenant.headers) => ctx.app.inject({ method: 'GET', url, headers });
-  const keyWith = async (options: Parameters<typeof makeKey>[2]) => bearer(await makeKey(ctx.deps.db, tenant.owner, options));
+  const get = (url: string, headers: Record<string, string> = tenant.headers) =>
+    ctx.app.inject({ method: 'GET', url, headers });
+  const keyWith = async (options: Parameters<typeof makeKey>[2]) =>
+    bearer(await makeKey(ctx.deps.db, tenant.owner, options));
 
   it('no credentials: 401 not_authenticated', async () => {
     const res = await get('/api/organizations/', {});
     assert.equal(res.statusCode, 401);
     assert.deepEqual(res.json(), {
-      type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null,
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
     });
-    assert.equal((await get('/api/organizations/', { authorization: 'Basic dXNlcjpwYXNz' })).json().code, 'not_authenticated');
+    assert.equal(
+      (await get('/api/organizations/', { authorization: 'Basic dXNlcjpwYXNz' })).json().code,
+      'not_authenticated',
+    );
   });
 
   it('a bad key: 401 authentication_failed', async () => {
     const res = await get('/api/organizations/', bearer('phx_not_a_real_key'));
     assert.equal(res.statusCode, 401);
     assert.deepEqual(res.json(), {
-      type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null,
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      detail: 'Personal API key found in request Authorization header is invalid.',
+      attr: null,
     });
   });
 
@@ -65,7 +84,12 @@ describe('authentication and authorization', () => {
     const write = await keyWith({ scopes: ['organization_member:write'] });
     assert.equal((await get(members, write)).statusCode, 200);
     const read = await keyWith({ scopes: ['organization:read'] });
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/organizations/', headers: read, payload: { name: 'x' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/organizations/',
+      headers: read,
+      payload: { name: 'x' },
+    });
     assert.deepEqual(res.json(), denied("API key missing required scope 'organization:write'"));
     const star = await keyWith({ scopes: ['*'] });
     assert.equal((await get(members, star)).statusCode, 200);
@@ -76,9 +100,15 @@ describe('authentication and authorization', () => {
     const headers = bearer(await makeKey(ctx.deps.db, tenant.owner, { scopedOrganizations: [other.organization.id] }));
     const res = await get(members, headers);
     assert.equal(res.statusCode, 403);
-    assert.deepEqual(res.json(), denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`));
+    assert.deepEqual(
+      res.json(),
+      denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`),
+    );
     const project = await get(`/api/projects/${tenant.project.id}/`, headers);
-    assert.deepEqual(project.json(), denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`));
+    assert.deepEqual(
+      project.json(),
+      denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`),
+    );
     const inside = await keyWith({ scopedOrganizations: [tenant.organization.id] });
     assert.equal((await get(members, inside)).statusCode, 200);
   });
@@ -88,7 +118,10 @@ describe('authentication and authorization', () => {
     const headers = await keyWith({ scopedTeams: [tenant.project.id] });
     const org = await get(members, headers);
     assert.equal(org.statusCode, 403);
-    assert.deepEqual(org.json(), denied('API keys with scoped projects are only supported on project-based endpoints.'));
+    assert.deepEqual(
+      org.json(),
+      denied('API keys with scoped projects are only supported on project-based endpoints.'),
+    );
     const project = await get(`/api/projects/${second.id}/`, headers);
     assert.deepEqual(project.json(), denied(`API key does not have access to the requested project: ID ${second.id}.`));
     assert.equal((await get(`/api/projects/${tenant.project.id}/`, headers)).statusCode, 200);
@@ -102,7 +135,12 @@ describe('authentication and authorization', () => {
     for (const id of [crypto.randomUUID(), 'not-a-uuid', '123']) {
       const unknown = await get(`/api/organizations/${id}/members/`);
       assert.equal(unknown.statusCode, 404, id);
-      assert.deepEqual(unknown.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+      assert.deepEqual(unknown.json(), {
+        type: 'invalid_request',
+        code: 'not_found',
+        detail: 'Not found.',
+        attr: null,
+      });
     }
   });
 
@@ -122,11 +160,21 @@ describe('authentication and authorization', () => {
   it('a member may read but not write where admins must', async () => {
     const member = await makeTenantMember(ctx.deps.db, tenant, 1);
     assert.equal((await get(members, member.headers)).statusCode, 200);
-    const res = await ctx.app.inject({ method: 'POST', url: members, headers: member.headers, payload: { email: 'b@example.com' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: members,
+      headers: member.headers,
+      payload: { email: 'b@example.com' },
+    });
     assert.equal(res.statusCode, 403);
     assert.deepEqual(res.json(), denied('Your organization access level is insufficient.'));
     const admin = await makeTenantMember(ctx.deps.db, tenant, 8);
-    const ok = await ctx.app.inject({ method: 'POST', url: members, headers: admin.headers, payload: { email: 'b@example.com' } });
+    const ok = await ctx.app.inject({
+      method: 'POST',
+      url: members,
+      headers: admin.headers,
+      payload: { email: 'b@example.com' },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
   });
 
@@ -140,9 +188,19 @@ describe('authentication and authorization', () => {
 
   it('sets last_used_at, rewriting it at most once an hour', async () => {
     const user = await makeUser(ctx.deps.db);
-    const { row, value } = await insertApiKey(ctx.deps.db, { userId: user.id, label: 'clock', scopes: ['*'] }, new Date());
+    const { row, value } = await insertApiKey(
+      ctx.deps.db,
+      { userId: user.id, label: 'clock', scopes: ['*'] },
+      new Date(),
+    );
     const lastUsed = async () =>
-      (await ctx.deps.db.selectFrom('personal_api_keys').select('last_used_at').where('id', '=', row.id).executeTakeFirstOrThrow()).last_used_at;
+      (
+        await ctx.deps.db
+          .selectFrom('personal_api_keys')
+          .select('last_used_at')
+          .where('id', '=', row.id)
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
     assert.equal(await lastUsed(), null);
 
     ctx.clock.set('2026-03-01T10:00:00.000Z');

@@ -19,7 +19,12 @@ describe('placeholders of personless ids in the persons API', () => {
     assert.equal(response.statusCode, 200, response.body);
   }
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
-    ctx.app.inject({ method, url, headers: tenant.headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+    ctx.app.inject({
+      method,
+      url,
+      headers: tenant.headers,
+      ...(payload === undefined ? {} : { payload: payload as string }),
+    });
 
   before(async () => {
     ctx = await setupTestApp();
@@ -32,9 +37,18 @@ describe('placeholders of personless ids in the persons API', () => {
       { event: 'signed up', distinct_id: 'real', $set: { email: 'real@example.com' } },
     );
     await capture({ event: '$identify', distinct_id: 'linked-user', properties: { $anon_distinct_id: 'linked-anon' } });
-    const placeholders = await ctx.deps.db.selectFrom('person_distinct_ids').select('distinct_id').where('team_id', '=', tenant.project.id).where('person_id', 'is', null).orderBy('distinct_id').execute();
+    const placeholders = await ctx.deps.db
+      .selectFrom('person_distinct_ids')
+      .select('distinct_id')
+      .where('team_id', '=', tenant.project.id)
+      .where('person_id', 'is', null)
+      .orderBy('distinct_id')
+      .execute();
     // The premise: the ghosts are held by placeholders.
-    assert.deepEqual(placeholders.map((row) => row.distinct_id), ['ghost-1', 'ghost-2']);
+    assert.deepEqual(
+      placeholders.map((row) => row.distinct_id),
+      ['ghost-1', 'ghost-2'],
+    );
     linkedId = (await personByDistinctId(ctx.deps.db, tenant.project.id, 'linked-user'))?.id as number;
     realId = (await personByDistinctId(ctx.deps.db, tenant.project.id, 'real'))?.id as number;
   });
@@ -44,7 +58,9 @@ describe('placeholders of personless ids in the persons API', () => {
     const list = await call('GET', `${base}/`);
     assert.equal(list.statusCode, 200, list.body);
     assert.equal(list.json().count, 2);
-    const byId = new Map(list.json().results.map((person: { id: number; distinct_ids: string[] }) => [person.id, person.distinct_ids]));
+    const byId = new Map(
+      list.json().results.map((person: { id: number; distinct_ids: string[] }) => [person.id, person.distinct_ids]),
+    );
     assert.deepEqual(byId.get(linkedId), ['linked-user', 'linked-anon']);
     assert.deepEqual(byId.get(realId), ['real']);
     assert.deepEqual((await call('GET', `${base}/${linkedId}/`)).json().distinct_ids, ['linked-user', 'linked-anon']);
@@ -61,14 +77,21 @@ describe('placeholders of personless ids in the persons API', () => {
       assert.deepEqual([res.json().count, res.json().results], [0, []], query);
     }
     const linked = await call('GET', `${base}/?distinct_id=linked-anon`);
-    assert.deepEqual(linked.json().results.map((person: { id: number }) => person.id), [linkedId]);
+    assert.deepEqual(
+      linked.json().results.map((person: { id: number }) => person.id),
+      [linkedId],
+    );
   });
 
   it('bulk_delete by the distinct id of a placeholder finds nobody; a static cohort of it has nobody', async () => {
     const deleted = await call('POST', `${base}/bulk_delete/`, { distinct_ids: ['ghost-1', 'ghost-2'] });
     assert.equal(deleted.statusCode, 200, deleted.body);
     assert.deepEqual(deleted.json(), { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false });
-    const cohort = await call('POST', `/api/projects/${tenant.project.id}/cohorts/`, { name: 'Ghosts', is_static: true, distinct_ids: ['ghost-1', 'real'] });
+    const cohort = await call('POST', `/api/projects/${tenant.project.id}/cohorts/`, {
+      name: 'Ghosts',
+      is_static: true,
+      distinct_ids: ['ghost-1', 'real'],
+    });
     assert.equal(cohort.statusCode, 201, cohort.body);
     assert.equal(cohort.json().count, 1);
   });
@@ -76,15 +99,33 @@ describe('placeholders of personless ids in the persons API', () => {
   it('a person delete leaves placeholders alone; the deleted ids come back personless and link again', async () => {
     const removed = await call('DELETE', `${base}/${linkedId}/`);
     assert.ok(removed.statusCode < 300, removed.body);
-    const rows = await ctx.deps.db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).where('team_id', '=', tenant.project.id).orderBy('distinct_id').execute();
-    assert.deepEqual(rows.map((row) => row.distinct_id), ['ghost-1', 'ghost-2', 'real']);
-    await capture({ event: '$pageview', distinct_id: 'linked-anon', properties: anonymous, timestamp: '2026-01-01T00:00:00Z' });
+    const rows = await ctx.deps.db
+      .selectFrom('person_distinct_ids')
+      .select(['distinct_id', 'person_id'])
+      .where('team_id', '=', tenant.project.id)
+      .orderBy('distinct_id')
+      .execute();
+    assert.deepEqual(
+      rows.map((row) => row.distinct_id),
+      ['ghost-1', 'ghost-2', 'real'],
+    );
+    await capture({
+      event: '$pageview',
+      distinct_id: 'linked-anon',
+      properties: anonymous,
+      timestamp: '2026-01-01T00:00:00Z',
+    });
     await capture({ event: '$identify', distinct_id: 'again', properties: { $anon_distinct_id: 'linked-anon' } });
     const again = await personByDistinctId(ctx.deps.db, tenant.project.id, 'again');
     assert.ok(again);
     assert.deepEqual(again.distinct_ids, ['again', 'linked-anon']);
     // The event of before the delete stays with the deleted person, as events do; the new one links.
-    const events = (await eventsOf(ctx.deps.db, tenant.project.id)).filter((event) => event.distinct_id === 'linked-anon');
-    assert.deepEqual(events.map((event) => event.person_id), [linkedId, again.id]);
+    const events = (await eventsOf(ctx.deps.db, tenant.project.id)).filter(
+      (event) => event.distinct_id === 'linked-anon',
+    );
+    assert.deepEqual(
+      events.map((event) => event.person_id),
+      [linkedId, again.id],
+    );
   });
 });

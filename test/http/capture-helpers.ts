@@ -3,7 +3,12 @@ import zlib from 'node:zlib';
 import type { Db } from '../../src/db/database.ts';
 import type { App } from '../../src/http/route-module.ts';
 
-export async function post(app: App, path: string, payload: unknown, options: { gzip?: boolean; headers?: Record<string, string> } = {}) {
+export async function post(
+  app: App,
+  path: string,
+  payload: unknown,
+  options: { gzip?: boolean; headers?: Record<string, string> } = {},
+) {
   const json = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
   return app.inject({
     method: 'POST',
@@ -43,7 +48,11 @@ export async function personByDistinctId(db: Db, teamId: number, distinctId: str
 }
 
 export async function countPersons(db: Db, teamId: number): Promise<number> {
-  const row = await db.selectFrom('persons').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('team_id', '=', teamId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -53,6 +62,13 @@ export function eventsOf(db: Db, teamId: number) {
 
 /** The uuid of the first event stored for `distinctId`: the event that made its person, as `$creator_event_uuid` names it. */
 export async function firstEventUuid(db: Db, teamId: number, distinctId: string): Promise<string> {
-  const row = await db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('distinct_id', '=', distinctId).orderBy('id').limit(1).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('events')
+    .select('uuid')
+    .where('team_id', '=', teamId)
+    .where('distinct_id', '=', distinctId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   return row.uuid;
 }

@@ -20,13 +20,21 @@ async function send(...batch: object[]) {
   assert.equal(response.statusCode, 200, response.body);
 }
 const person = (distinctId: string) => personByDistinctId(ctx.deps.db, tenant.project.id, distinctId);
-const eventsNamed = async (name: string) => (await eventsOf(ctx.deps.db, tenant.project.id)).filter((event) => event.event === name);
+const eventsNamed = async (name: string) =>
+  (await eventsOf(ctx.deps.db, tenant.project.id)).filter((event) => event.event === name);
 /** `$creator_event_uuid` of the person `distinctId` made: its first event's uuid. */
-const creator = async (distinctId: string) => ({ $creator_event_uuid: await firstEventUuid(ctx.deps.db, tenant.project.id, distinctId) });
+const creator = async (distinctId: string) => ({
+  $creator_event_uuid: await firstEventUuid(ctx.deps.db, tenant.project.id, distinctId),
+});
 
 describe('persons from capture', () => {
   test('first sight creates the person, created at the event time, with a deterministic uuid', async () => {
-    await send({ event: 'pageview', distinct_id: 'create-1', timestamp: '2026-05-01T08:00:00.000Z', properties: { $set_once: { first: 'a' }, $set: { plan: 'free' } } });
+    await send({
+      event: 'pageview',
+      distinct_id: 'create-1',
+      timestamp: '2026-05-01T08:00:00.000Z',
+      properties: { $set_once: { first: 'a' }, $set: { plan: 'free' } },
+    });
     const created = await person('create-1');
     assert.ok(created);
     assert.deepEqual(created.properties, { first: 'a', plan: 'free', ...(await creator('create-1')) });
@@ -37,18 +45,35 @@ describe('persons from capture', () => {
   });
 
   test('a person made by capture names its creating event in $creator_event_uuid, and keeps it', async () => {
-    const uuids = ['0190a0a0-0000-7000-8000-000000000001', '0190a0a0-0000-7000-8000-000000000002', '0190a0a0-0000-7000-8000-000000000003'];
+    const uuids = [
+      '0190a0a0-0000-7000-8000-000000000001',
+      '0190a0a0-0000-7000-8000-000000000002',
+      '0190a0a0-0000-7000-8000-000000000003',
+    ];
     // The event's own uuid wins over a $set of the key, as the platform sets it after the sets.
     await send(
-      { event: 'first', distinct_id: 'creator-1', uuid: uuids[0], $set: { $creator_event_uuid: 'spoofed', plan: 'free' } },
+      {
+        event: 'first',
+        distinct_id: 'creator-1',
+        uuid: uuids[0],
+        $set: { $creator_event_uuid: 'spoofed', plan: 'free' },
+      },
       { event: 'second', distinct_id: 'creator-1', uuid: uuids[1], $set: { plan: 'pro' } },
     );
     assert.deepEqual((await person('creator-1'))?.properties, { plan: 'pro', $creator_event_uuid: uuids[0] });
     // A person made by a merge of two new ids names the merging event.
-    await send({ event: '$identify', distinct_id: 'creator-user', uuid: uuids[2], properties: { $anon_distinct_id: 'creator-anon' } });
+    await send({
+      event: '$identify',
+      distinct_id: 'creator-user',
+      uuid: uuids[2],
+      properties: { $anon_distinct_id: 'creator-anon' },
+    });
     assert.deepEqual((await person('creator-anon'))?.properties, { $creator_event_uuid: uuids[2] });
     // Personless events make no person, so they name none; the first person-processed one does.
-    await send({ event: 'anon', distinct_id: 'creator-2', properties: { $process_person_profile: false } }, { event: 'later', distinct_id: 'creator-2' });
+    await send(
+      { event: 'anon', distinct_id: 'creator-2', properties: { $process_person_profile: false } },
+      { event: 'later', distinct_id: 'creator-2' },
+    );
     const [later] = await eventsNamed('later');
     assert.deepEqual((await person('creator-2'))?.properties, { $creator_event_uuid: later.uuid });
   });
@@ -57,13 +82,24 @@ describe('persons from capture', () => {
     await send(
       { event: 'e', distinct_id: 'props-1', properties: { $set: { a: 1, b: 1, gone: true } } },
       // top level wins over properties on the same key; $set_once never overwrites, even a null
-      { event: 'e', distinct_id: 'props-1', properties: { $set: { a: 'props' }, $set_once: { b: 2, c: 3 } }, $set: { a: 'top' } },
+      {
+        event: 'e',
+        distinct_id: 'props-1',
+        properties: { $set: { a: 'props' }, $set_once: { b: 2, c: 3 } },
+        $set: { a: 'top' },
+      },
       { event: 'e', distinct_id: 'props-1', $set: { n: null } },
       { event: 'e', distinct_id: 'props-1', $set_once: { n: 'x' }, properties: { $unset: ['gone'] } },
       // set then unset of an existing key removes it; of a new key the set wins
       { event: 'e', distinct_id: 'props-1', $set: { b: 5, fresh: 1 }, $unset: ['b', 'fresh'] },
     );
-    assert.deepEqual((await person('props-1'))?.properties, { a: 'top', c: 3, n: null, fresh: 1, ...(await creator('props-1')) });
+    assert.deepEqual((await person('props-1'))?.properties, {
+      a: 'top',
+      c: 3,
+      n: null,
+      fresh: 1,
+      ...(await creator('props-1')),
+    });
   });
 
   test('events of one request apply in order and each event keeps the properties as of itself', async () => {
@@ -75,32 +111,65 @@ describe('persons from capture', () => {
     const events = await eventsNamed('snapshot');
     const made = await creator('order-1');
     assert.equal(made.$creator_event_uuid, events[0].uuid);
-    assert.deepEqual(events.map((event) => event.person_properties), [{ step: 1, ...made }, { step: 2, ...made }, made]);
+    assert.deepEqual(
+      events.map((event) => event.person_properties),
+      [{ step: 1, ...made }, { step: 2, ...made }, made],
+    );
     const stored = await person('order-1');
     assert.deepEqual(stored?.properties, made);
     assert.ok(events.every((event) => event.person_id === stored?.id));
   });
 
   test('$identify with $anon_distinct_id merges the anonymous person into the identified one', async () => {
-    await send({ event: 'anon view', distinct_id: 'anon-1', timestamp: '2026-04-01T00:00:00.000Z', $set: { source: 'ad', shared: 'anon' } });
-    await send({ event: 'login', distinct_id: 'user-1', timestamp: '2026-05-01T00:00:00.000Z', $set: { shared: 'user' } });
+    await send({
+      event: 'anon view',
+      distinct_id: 'anon-1',
+      timestamp: '2026-04-01T00:00:00.000Z',
+      $set: { source: 'ad', shared: 'anon' },
+    });
+    await send({
+      event: 'login',
+      distinct_id: 'user-1',
+      timestamp: '2026-05-01T00:00:00.000Z',
+      $set: { shared: 'user' },
+    });
     const anonBefore = await person('anon-1');
     const userBefore = await person('user-1');
-    await send({ event: '$identify', distinct_id: 'user-1', properties: { $anon_distinct_id: 'anon-1', $set: { email: 'u1@example.com' } } });
+    await send({
+      event: '$identify',
+      distinct_id: 'user-1',
+      properties: { $anon_distinct_id: 'anon-1', $set: { email: 'u1@example.com' } },
+    });
     const merged = await person('user-1');
     assert.ok(merged && anonBefore && userBefore);
     assert.equal(merged.id, userBefore.id);
     assert.equal(merged.uuid, userBefore.uuid);
     assert.deepEqual(merged.distinct_ids, ['user-1', 'anon-1']);
     // The surviving person's own creator wins over the merged one's.
-    assert.deepEqual(merged.properties, { source: 'ad', shared: 'user', email: 'u1@example.com', ...(await creator('user-1')) });
+    assert.deepEqual(merged.properties, {
+      source: 'ad',
+      shared: 'user',
+      email: 'u1@example.com',
+      ...(await creator('user-1')),
+    });
     assert.equal(merged.created_at.toISOString(), '2026-04-01T00:00:00.000Z');
     assert.equal(merged.is_identified, true);
-    const gone = await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', tenant.project.id).where('id', '=', anonBefore.id).executeTakeFirst();
+    const gone = await ctx.deps.db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', tenant.project.id)
+      .where('id', '=', anonBefore.id)
+      .executeTakeFirst();
     assert.equal(gone, undefined);
     // Past events follow the surviving person.
     assert.equal((await eventsNamed('anon view'))[0].person_id, merged.id);
-    const activity = await ctx.deps.db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'merged').where('item_id', '=', String(merged.id)).execute();
+    const activity = await ctx.deps.db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('activity', '=', 'merged')
+      .where('item_id', '=', String(merged.id))
+      .execute();
     assert.equal(activity.length, 1);
     assert.equal(activity[0].scope, 'Person');
     assert.equal(activity[0].user_id, null);
@@ -118,15 +187,34 @@ describe('persons from capture', () => {
     const anon = await person('cohort-anon');
     const user = await person('cohort-user');
     assert.ok(anon && user);
-    const cohort = await db.insertInto('cohorts').values({ team_id: tenant.project.id, name: 'static', is_static: true, created_at: new Date() }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('cohort_people').values({ team_id: tenant.project.id, cohort_id: cohort.id, person_id: anon.id }).execute();
+    const cohort = await db
+      .insertInto('cohorts')
+      .values({ team_id: tenant.project.id, name: 'static', is_static: true, created_at: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('cohort_people')
+      .values({ team_id: tenant.project.id, cohort_id: cohort.id, person_id: anon.id })
+      .execute();
     await send({ event: '$identify', distinct_id: 'cohort-user', properties: { $anon_distinct_id: 'cohort-anon' } });
-    const members = await db.selectFrom('cohort_people').select('person_id').where('team_id', '=', tenant.project.id).where('cohort_id', '=', cohort.id).execute();
-    assert.deepEqual(members.map((member) => member.person_id), [user.id]);
+    const members = await db
+      .selectFrom('cohort_people')
+      .select('person_id')
+      .where('team_id', '=', tenant.project.id)
+      .where('cohort_id', '=', cohort.id)
+      .execute();
+    assert.deepEqual(
+      members.map((member) => member.person_id),
+      [user.id],
+    );
   });
 
   test('$identify of two new ids in one request: one identified person, uuid from the identified id', async () => {
-    await send({ event: 'view', distinct_id: 'anon-2' }, { event: '$identify', distinct_id: 'user-2', properties: { $anon_distinct_id: 'anon-2' } }, { event: 'after', distinct_id: 'user-2' });
+    await send(
+      { event: 'view', distinct_id: 'anon-2' },
+      { event: '$identify', distinct_id: 'user-2', properties: { $anon_distinct_id: 'anon-2' } },
+      { event: 'after', distinct_id: 'user-2' },
+    );
     const identified = await person('anon-2');
     assert.ok(identified);
     assert.equal(identified.uuid, personUuid(tenant.project.id, 'anon-2'));
@@ -150,7 +238,11 @@ describe('persons from capture', () => {
 
   test('$create_alias attaches the alias to the person', async () => {
     await send({ event: 'e', distinct_id: 'alias-user', $set: { a: 1 } });
-    await send({ event: '$create_alias', distinct_id: 'alias-user', properties: { distinct_id: 'alias-user', alias: 'alias-other' } });
+    await send({
+      event: '$create_alias',
+      distinct_id: 'alias-user',
+      properties: { distinct_id: 'alias-user', alias: 'alias-other' },
+    });
     const aliased = await person('alias-other');
     assert.deepEqual(aliased?.distinct_ids, ['alias-user', 'alias-other']);
     assert.equal(aliased?.is_identified, true);
@@ -159,7 +251,11 @@ describe('persons from capture', () => {
   test('two identified persons are not merged, except by $merge_dangerously', async () => {
     await send({ event: '$identify', distinct_id: 'id-a', properties: { $anon_distinct_id: 'anon-a' } });
     await send({ event: '$identify', distinct_id: 'id-b', properties: { $anon_distinct_id: 'anon-b' } });
-    await send({ event: '$identify', distinct_id: 'id-a', properties: { $anon_distinct_id: 'id-b', $set: { tried: true } } });
+    await send({
+      event: '$identify',
+      distinct_id: 'id-a',
+      properties: { $anon_distinct_id: 'id-b', $set: { tried: true } },
+    });
     const a = await person('id-a');
     const b = await person('id-b');
     assert.notEqual(a?.id, b?.id);
@@ -172,7 +268,17 @@ describe('persons from capture', () => {
 
   test('illegal distinct ids never merge, with the case rules', async () => {
     const before = await countPersons(ctx.deps.db, tenant.project.id);
-    for (const illegal of ['anonymous', 'Anonymous', '"guest"', "'null'", 'null', '0', 'undefined', '[object Object]', '   ']) {
+    for (const illegal of [
+      'anonymous',
+      'Anonymous',
+      '"guest"',
+      "'null'",
+      'null',
+      '0',
+      'undefined',
+      '[object Object]',
+      '   ',
+    ]) {
       await send({ event: '$identify', distinct_id: 'illegal-user', properties: { $anon_distinct_id: illegal } });
       assert.equal(await person(illegal), null, illegal);
     }
@@ -201,7 +307,11 @@ describe('persons from capture', () => {
     const before = await countPersons(ctx.deps.db, tenant.project.id);
     await send(
       { event: 'personless', distinct_id: 'nobody', properties: { $process_person_profile: false, $set: { x: 1 } } },
-      { event: '$identify', distinct_id: 'nobody', properties: { $process_person_profile: false, $anon_distinct_id: 'other' } },
+      {
+        event: '$identify',
+        distinct_id: 'nobody',
+        properties: { $process_person_profile: false, $anon_distinct_id: 'other' },
+      },
     );
     assert.equal(await countPersons(ctx.deps.db, tenant.project.id), before);
     const [event] = await eventsNamed('personless');
@@ -211,7 +321,11 @@ describe('persons from capture', () => {
     assert.equal((await eventsOf(ctx.deps.db, tenant.project.id)).filter((e) => e.distinct_id === 'nobody').length, 1);
 
     await send({ event: 'e', distinct_id: 'somebody', $set: { kept: 1 } });
-    await send({ event: 'personless known', distinct_id: 'somebody', properties: { $process_person_profile: false, $set: { kept: 2 } } });
+    await send({
+      event: 'personless known',
+      distinct_id: 'somebody',
+      properties: { $process_person_profile: false, $set: { kept: 2 } },
+    });
     const somebody = await person('somebody');
     const made = await creator('somebody');
     assert.deepEqual(somebody?.properties, { kept: 1, ...made });
@@ -222,26 +336,61 @@ describe('persons from capture', () => {
 
   test('automatic person properties: listed event properties go to $set and first values to $initial_*, $os_name stands in for $os', async () => {
     await send(
-      { event: '$pageview', distinct_id: 'auto-1', properties: { $browser: 'Firefox', $os_name: 'iOS', utm_source: 'ad', $current_url: 'https://a.example/', other: 1 } },
-      { event: '$pageview', distinct_id: 'auto-1', properties: { $browser: 'Chrome', $os: 'Linux', $os_name: 'ignored' }, $set: { $current_url: 'explicit' } },
+      {
+        event: '$pageview',
+        distinct_id: 'auto-1',
+        properties: {
+          $browser: 'Firefox',
+          $os_name: 'iOS',
+          utm_source: 'ad',
+          $current_url: 'https://a.example/',
+          other: 1,
+        },
+      },
+      {
+        event: '$pageview',
+        distinct_id: 'auto-1',
+        properties: { $browser: 'Chrome', $os: 'Linux', $os_name: 'ignored' },
+        $set: { $current_url: 'explicit' },
+      },
       { event: '$snapshot', distinct_id: 'auto-1', properties: { $browser: 'Safari', $pathname: '/snap' } },
     );
     assert.deepEqual((await person('auto-1'))?.properties, {
-      $browser: 'Chrome', $os: 'Linux', utm_source: 'ad', $current_url: 'explicit',
-      $initial_browser: 'Firefox', $initial_os: 'iOS', $initial_utm_source: 'ad', $initial_current_url: 'https://a.example/',
+      $browser: 'Chrome',
+      $os: 'Linux',
+      utm_source: 'ad',
+      $current_url: 'explicit',
+      $initial_browser: 'Firefox',
+      $initial_os: 'iOS',
+      $initial_utm_source: 'ad',
+      $initial_current_url: 'https://a.example/',
       ...(await creator('auto-1')),
     });
   });
 
   test('an ordinary event that only changes existing volatile keys forces no write; anything else writes them all', async () => {
-    await send({ event: '$pageview', distinct_id: 'volatile-1', properties: { $browser: 'Firefox', $current_url: '/a' } });
+    await send({
+      event: '$pageview',
+      distinct_id: 'volatile-1',
+      properties: { $browser: 'Firefox', $current_url: '/a' },
+    });
     const created = await person('volatile-1');
-    await send({ event: '$pageview', distinct_id: 'volatile-1', properties: { $browser: 'Chrome', $current_url: '/b' } });
+    await send({
+      event: '$pageview',
+      distinct_id: 'volatile-1',
+      properties: { $browser: 'Chrome', $current_url: '/b' },
+    });
     const skipped = await person('volatile-1');
     assert.equal(skipped?.version, created?.version, 'no write for volatile keys alone');
     assert.equal((skipped?.properties as Record<string, unknown>).$browser, 'Firefox');
-    const [, second] = await eventsNamed('$pageview').then((events) => events.filter((e) => e.distinct_id === 'volatile-1'));
-    assert.equal((second.person_properties as Record<string, unknown>).$browser, 'Chrome', 'the event snapshot still sees the change');
+    const [, second] = await eventsNamed('$pageview').then((events) =>
+      events.filter((e) => e.distinct_id === 'volatile-1'),
+    );
+    assert.equal(
+      (second.person_properties as Record<string, unknown>).$browser,
+      'Chrome',
+      'the event snapshot still sees the change',
+    );
 
     // A new key from the list, a $set event, or another changed key forces the write of everything pending.
     await send(
@@ -260,13 +409,23 @@ describe('persons from capture', () => {
 
   test('survey shown records $survey_last_seen_date; $exception never changes an existing person', async () => {
     await send({ event: 'survey shown', distinct_id: 'survey-1', timestamp: '2026-05-20T10:00:00.000Z' });
-    assert.deepEqual((await person('survey-1'))?.properties, { $survey_last_seen_date: '2026-05-20T10:00:00.000Z', ...(await creator('survey-1')) });
-    await send({ event: '$exception', distinct_id: 'exception-1', $set: { first: 1 } }, { event: '$exception', distinct_id: 'exception-1', $set: { first: 2, second: 2 } });
+    assert.deepEqual((await person('survey-1'))?.properties, {
+      $survey_last_seen_date: '2026-05-20T10:00:00.000Z',
+      ...(await creator('survey-1')),
+    });
+    await send(
+      { event: '$exception', distinct_id: 'exception-1', $set: { first: 1 } },
+      { event: '$exception', distinct_id: 'exception-1', $set: { first: 2, second: 2 } },
+    );
     assert.deepEqual((await person('exception-1'))?.properties, { first: 1, ...(await creator('exception-1')) });
   });
 
   test('$groupidentify makes a person without properties of its own (only its creator event)', async () => {
-    await send({ event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $set: { ignored: 1 } } });
+    await send({
+      event: '$groupidentify',
+      distinct_id: '$company_acme',
+      properties: { $group_type: 'company', $group_key: 'acme', $set: { ignored: 1 } },
+    });
     assert.deepEqual((await person('$company_acme'))?.properties, await creator('$company_acme'));
   });
 });
@@ -276,9 +435,18 @@ describe('ingestEvents for the persons API', () => {
     await send({ event: 'e', distinct_id: 'api-1', $set: { keep: 1, drop: 2 } });
     const made = await creator('api-1');
     await ctx.deps.db.transaction().execute(async (trx) => {
-      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } }]);
-      await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } }]);
-      const inside = await trx.selectFrom('persons').select('properties').where('team_id', '=', tenant.project.id).where('uuid', '=', personUuid(tenant.project.id, 'api-1')).executeTakeFirst();
+      await ingestEvents(ctx.deps, trx, tenant.project, [
+        { event: '$set', distinct_id: 'api-1', properties: { $set: { added: true } } },
+      ]);
+      await ingestEvents(ctx.deps, trx, tenant.project, [
+        { event: '$delete_person_property', distinct_id: 'api-1', properties: { $unset: ['drop'] } },
+      ]);
+      const inside = await trx
+        .selectFrom('persons')
+        .select('properties')
+        .where('team_id', '=', tenant.project.id)
+        .where('uuid', '=', personUuid(tenant.project.id, 'api-1'))
+        .executeTakeFirst();
       assert.deepEqual(inside?.properties, { keep: 1, added: true, ...made });
     });
     assert.deepEqual((await person('api-1'))?.properties, { keep: 1, added: true, ...made });
@@ -290,7 +458,9 @@ describe('ingestEvents for the persons API', () => {
   test('a rolled-back caller transaction leaves nothing behind', async () => {
     await assert.rejects(
       ctx.deps.db.transaction().execute(async (trx) => {
-        await ingestEvents(ctx.deps, trx, tenant.project, [{ event: '$set', distinct_id: 'api-rollback', $set: { x: 1 } }]);
+        await ingestEvents(ctx.deps, trx, tenant.project, [
+          { event: '$set', distinct_id: 'api-rollback', $set: { x: 1 } },
+        ]);
         throw new Error('caller failed');
       }),
     );
@@ -301,7 +471,15 @@ describe('ingestEvents for the persons API', () => {
 describe('rare write paths', () => {
   test('a new person whose deterministic uuid is taken gets a random one, with its events', async () => {
     const taken = personUuid(tenant.project.id, 'collide-1');
-    await ctx.deps.db.insertInto('persons').values({ team_id: tenant.project.id, uuid: taken, properties: JSON.stringify({ squatter: true }), created_at: new Date() }).execute();
+    await ctx.deps.db
+      .insertInto('persons')
+      .values({
+        team_id: tenant.project.id,
+        uuid: taken,
+        properties: JSON.stringify({ squatter: true }),
+        created_at: new Date(),
+      })
+      .execute();
     await send({ event: 'collide', distinct_id: 'collide-1', $set: { mine: true } });
     const created = await person('collide-1');
     assert.ok(created);
@@ -314,7 +492,12 @@ describe('rare write paths', () => {
   test('a merge and a taken uuid in one batch (the statement-by-statement path)', async () => {
     await ctx.deps.db
       .insertInto('persons')
-      .values({ team_id: tenant.project.id, uuid: personUuid(tenant.project.id, 'collide-2'), properties: '{}', created_at: new Date() })
+      .values({
+        team_id: tenant.project.id,
+        uuid: personUuid(tenant.project.id, 'collide-2'),
+        properties: '{}',
+        created_at: new Date(),
+      })
       .execute();
     await send({ event: 'e', distinct_id: 'step-anon', $set: { a: 1 } });
     await send(
@@ -331,7 +514,11 @@ describe('rare write paths', () => {
   });
 
   test('a batch larger than one statement holds is written in parts, in order', async () => {
-    const batch = Array.from({ length: 4500 }, (_, i) => ({ event: 'large batch', distinct_id: `large-${i % 2200}`, $set: { last: i } }));
+    const batch = Array.from({ length: 4500 }, (_, i) => ({
+      event: 'large batch',
+      distinct_id: `large-${i % 2200}`,
+      $set: { last: i },
+    }));
     await send(...batch);
     const events = await eventsNamed('large batch');
     assert.equal(events.length, 4500);

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { makePerson, makeProject, makeTenant, makeTenantMember, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import {
+  makePerson,
+  makeProject,
+  makeTenant,
+  makeTenantMember,
+  type Tenant,
+  type TestPerson,
+} from '../helpers/factories.ts';
 import { enc } from './persons.fixtures.ts';
 
 describe('cohorts', () => {
@@ -18,16 +25,32 @@ describe('cohorts', () => {
     tenant = await makeTenant(ctx.deps.db);
     other = await makeTenant(ctx.deps.db);
     base = `/api/projects/${tenant.project.id}/cohorts`;
-    pro = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 40 }, distinctIds: ['pro'] });
-    free = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'free', age: 20 }, distinctIds: ['free'] });
-    vip = await makePerson(ctx.deps.db, tenant.project.id, { properties: { plan: 'pro', age: 18 }, distinctIds: ['vip', 'vip-2'] });
+    pro = await makePerson(ctx.deps.db, tenant.project.id, {
+      properties: { plan: 'pro', age: 40 },
+      distinctIds: ['pro'],
+    });
+    free = await makePerson(ctx.deps.db, tenant.project.id, {
+      properties: { plan: 'free', age: 20 },
+      distinctIds: ['free'],
+    });
+    vip = await makePerson(ctx.deps.db, tenant.project.id, {
+      properties: { plan: 'pro', age: 18 },
+      distinctIds: ['vip', 'vip-2'],
+    });
   });
   after(() => ctx.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = tenant.headers) =>
-    ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = tenant.headers,
+  ) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
   const personIds = async (filter: unknown) =>
-    (await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc(filter)}`)).json().results.map((p: { id: number }) => p.id).sort();
+    (await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc(filter)}`))
+      .json()
+      .results.map((p: { id: number }) => p.id)
+      .sort();
 
   it('creates a dynamic cohort (201) with the cohort object and a live count', async () => {
     const filters = { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro' }] } };
@@ -41,41 +64,92 @@ describe('cohorts', () => {
     assert.equal(body.count, 2);
     assert.equal(body.created_by.id, tenant.owner.id);
     assert.equal(body.created_by.email, tenant.owner.email);
-    assert.deepEqual(Object.keys(body).sort(), ['count', 'created_at', 'created_by', 'description', 'filters', 'id', 'is_static', 'name']);
-    assert.deepEqual(await personIds([{ type: 'cohort', key: 'id', value: body.id }]), [pro.id, vip.id].sort((a, b) => a - b));
+    assert.deepEqual(Object.keys(body).sort(), [
+      'count',
+      'created_at',
+      'created_by',
+      'description',
+      'filters',
+      'id',
+      'is_static',
+      'name',
+    ]);
+    assert.deepEqual(
+      await personIds([{ type: 'cohort', key: 'id', value: body.id }]),
+      [pro.id, vip.id].sort((a, b) => a - b),
+    );
     assert.deepEqual(await personIds([{ type: 'cohort', key: 'id', value: body.id, operator: 'not_in' }]), [free.id]);
   });
 
   it('creates a static cohort from distinct ids; filters stay null', async () => {
-    const res = await call('POST', `${base}/`, { name: 'Picked', is_static: true, distinct_ids: ['free', 'vip-2', 'unknown'] });
+    const res = await call('POST', `${base}/`, {
+      name: 'Picked',
+      is_static: true,
+      distinct_ids: ['free', 'vip-2', 'unknown'],
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().filters, null);
     assert.equal(res.json().count, 2);
-    assert.deepEqual(await personIds([{ type: 'cohort', value: res.json().id }]), [free.id, vip.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      await personIds([{ type: 'cohort', value: res.json().id }]),
+      [free.id, vip.id].sort((a, b) => a - b),
+    );
   });
 
   it('resolves cohorts inside cohorts and refuses cycles', async () => {
-    const young = (await call('POST', `${base}/`, { name: 'Young', filters: { properties: [{ key: 'age', value: 30, operator: 'lt' }] } })).json();
-    const proAndYoung = (await call('POST', `${base}/`, {
-      name: 'Young pros',
-      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro' }, { type: 'cohort', value: young.id }] } },
-    })).json();
+    const young = (
+      await call('POST', `${base}/`, {
+        name: 'Young',
+        filters: { properties: [{ key: 'age', value: 30, operator: 'lt' }] },
+      })
+    ).json();
+    const proAndYoung = (
+      await call('POST', `${base}/`, {
+        name: 'Young pros',
+        filters: {
+          properties: {
+            type: 'AND',
+            values: [
+              { key: 'plan', value: 'pro' },
+              { type: 'cohort', value: young.id },
+            ],
+          },
+        },
+      })
+    ).json();
     assert.equal(proAndYoung.count, 1);
     assert.deepEqual(await personIds([{ type: 'cohort', value: proAndYoung.id }]), [vip.id]);
-    const cycle = await call('PATCH', `${base}/${young.id}/`, { filters: { properties: [{ type: 'cohort', value: proAndYoung.id }] } });
+    const cycle = await call('PATCH', `${base}/${young.id}/`, {
+      filters: { properties: [{ type: 'cohort', value: proAndYoung.id }] },
+    });
     assert.equal(cycle.statusCode, 400);
     assert.equal(cycle.json().attr, 'filters');
-    const self = await call('PATCH', `${base}/${young.id}/`, { filters: { properties: [{ type: 'cohort', value: young.id }] } });
+    const self = await call('PATCH', `${base}/${young.id}/`, {
+      filters: { properties: [{ type: 'cohort', value: young.id }] },
+    });
     assert.equal(self.statusCode, 400);
   });
 
-  it('answers 400 for a cohort filter naming an unknown cohort or another project\'s', async () => {
-    const foreign = (await call('POST', `/api/projects/${other.project.id}/cohorts/`, { name: 'Theirs', filters: { properties: [] } }, other.headers)).json();
+  it("answers 400 for a cohort filter naming an unknown cohort or another project's", async () => {
+    const foreign = (
+      await call(
+        'POST',
+        `/api/projects/${other.project.id}/cohorts/`,
+        { name: 'Theirs', filters: { properties: [] } },
+        other.headers,
+      )
+    ).json();
     for (const id of [999999, foreign.id]) {
-      const res = await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc([{ type: 'cohort', value: id }])}`);
+      const res = await call(
+        'GET',
+        `/api/projects/${tenant.project.id}/persons/?properties=${enc([{ type: 'cohort', value: id }])}`,
+      );
       assert.equal(res.statusCode, 400);
       assert.equal(res.json().attr, 'properties');
-      const create = await call('POST', `${base}/`, { name: 'Bad', filters: { properties: [{ type: 'cohort', value: id }] } });
+      const create = await call('POST', `${base}/`, {
+        name: 'Bad',
+        filters: { properties: [{ type: 'cohort', value: id }] },
+      });
       assert.equal(create.statusCode, 400);
       assert.equal(create.json().attr, 'filters');
     }
@@ -86,8 +160,13 @@ describe('cohorts', () => {
 
   it('counts the values of the cohorts a filter names towards the 10 000 limit', async () => {
     const many = Array.from({ length: 6_000 }, (_, index) => `v${index}`);
-    const big = (await call('POST', `${base}/`, { name: 'Big', filters: { properties: [{ key: 'plan', value: many }] } })).json();
-    const twice = [{ type: 'cohort', key: 'id', value: big.id }, { type: 'cohort', key: 'id', value: big.id }];
+    const big = (
+      await call('POST', `${base}/`, { name: 'Big', filters: { properties: [{ key: 'plan', value: many }] } })
+    ).json();
+    const twice = [
+      { type: 'cohort', key: 'id', value: big.id },
+      { type: 'cohort', key: 'id', value: big.id },
+    ];
     const listed = await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc(twice)}`);
     assert.equal(listed.statusCode, 400, listed.body.slice(0, 200));
     assert.equal(listed.json().attr, 'properties');
@@ -98,20 +177,34 @@ describe('cohorts', () => {
     const after = await call('GET', `${base}/`);
     assert.equal(after.statusCode, 200);
     assert.equal(after.json().count, before);
-    assert.equal((await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc([twice[0]])}`)).statusCode, 200);
+    assert.equal(
+      (await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc([twice[0]])}`)).statusCode,
+      200,
+    );
     assert.equal((await call('DELETE', `${base}/${big.id}/`)).statusCode, 204);
   });
 
   it('validates the body', async () => {
     const missing = await call('POST', `${base}/`, {});
-    assert.deepEqual(missing.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name' });
+    assert.deepEqual(missing.json(), {
+      type: 'validation_error',
+      code: 'required',
+      detail: 'This field is required.',
+      attr: 'name',
+    });
     const blank = await call('POST', `${base}/`, { name: '   ' });
     assert.equal(blank.json().code, 'blank');
-    const badFilters = await call('POST', `${base}/`, { name: 'x', filters: { properties: [{ key: 'a', value: 1, operator: 'nope' }] } });
+    const badFilters = await call('POST', `${base}/`, {
+      name: 'x',
+      filters: { properties: [{ key: 'a', value: 1, operator: 'nope' }] },
+    });
     assert.equal(badFilters.statusCode, 400);
     assert.equal(badFilters.json().attr, 'filters');
     const before = (await call('GET', `${base}/`)).json().count;
-    const eventFilter = await call('POST', `${base}/`, { name: 'events', filters: { properties: [{ key: 'a', value: 1, type: 'event' }] } });
+    const eventFilter = await call('POST', `${base}/`, {
+      name: 'events',
+      filters: { properties: [{ key: 'a', value: 1, type: 'event' }] },
+    });
     assert.equal(eventFilter.statusCode, 400, eventFilter.body);
     assert.equal(eventFilter.json().attr, 'filters');
     const listed = await call('GET', `${base}/`);
@@ -123,7 +216,9 @@ describe('cohorts', () => {
   });
 
   it('lists (envelope, newest first), retrieves, updates and deletes', async () => {
-    const created = (await call('POST', `${base}/`, { name: 'To change', description: 'd', is_static: true, distinct_ids: ['pro'] })).json();
+    const created = (
+      await call('POST', `${base}/`, { name: 'To change', description: 'd', is_static: true, distinct_ids: ['pro'] })
+    ).json();
     const list = (await call('GET', `${base}/?limit=2`)).json();
     assert.equal(list.results[0].id, created.id);
     assert.equal(list.results.length, 2);
@@ -139,7 +234,9 @@ describe('cohorts', () => {
   });
 
   it('switches a cohort between dynamic and static on PATCH', async () => {
-    const dynamic = (await call('POST', `${base}/`, { name: 'Switch', filters: { properties: [{ key: 'plan', value: 'pro' }] } })).json();
+    const dynamic = (
+      await call('POST', `${base}/`, { name: 'Switch', filters: { properties: [{ key: 'plan', value: 'pro' }] } })
+    ).json();
     assert.equal(dynamic.count, 2);
     const frozen = await call('PATCH', `${base}/${dynamic.id}/`, { is_static: true });
     assert.equal(frozen.statusCode, 200, frozen.body);
@@ -150,7 +247,12 @@ describe('cohorts', () => {
     const back = await call('PATCH', `${base}/${dynamic.id}/`, { is_static: false });
     assert.equal(back.json().is_static, false);
     assert.equal(back.json().count, dynamic.count);
-    const rows = await ctx.deps.db.selectFrom('cohort_people').select('person_id').where('team_id', '=', tenant.project.id).where('cohort_id', '=', dynamic.id).execute();
+    const rows = await ctx.deps.db
+      .selectFrom('cohort_people')
+      .select('person_id')
+      .where('team_id', '=', tenant.project.id)
+      .where('cohort_id', '=', dynamic.id)
+      .execute();
     assert.equal(rows.length, 0);
   });
 

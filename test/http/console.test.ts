@@ -59,7 +59,10 @@ describe('console: serving', () => {
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.rawPayload.byteLength, asset.bytes);
       assert.ok(plain.headers['content-security-policy']);
-      const gzipped = await ctx.app.inject({ url: `/assets/${asset.file}`, headers: { 'accept-encoding': 'gzip, deflate' } });
+      const gzipped = await ctx.app.inject({
+        url: `/assets/${asset.file}`,
+        headers: { 'accept-encoding': 'gzip, deflate' },
+      });
       assert.equal(gzipped.headers['content-encoding'], 'gzip');
       assert.equal(gzipped.headers.vary, 'accept-encoding');
       assert.deepEqual(zlib.gunzipSync(gzipped.rawPayload), plain.rawPayload);
@@ -69,14 +72,20 @@ describe('console: serving', () => {
   });
 
   it('answers 404 for anything the build did not list', async () => {
-    for (const url of ['/assets/nope.js', '/assets/..%2Fmanifest.json', '/assets/..%2F..%2Fpackage.json', `/assets/${manifest.entry.script}.gz`, '/assets/']) {
+    for (const url of [
+      '/assets/nope.js',
+      '/assets/..%2Fmanifest.json',
+      '/assets/..%2F..%2Fpackage.json',
+      `/assets/${manifest.entry.script}.gz`,
+      '/assets/',
+    ]) {
       const response = await ctx.app.inject({ url });
       assert.equal(response.statusCode, 404, url);
       assert.equal(response.json().code, 'not_found', url);
     }
   });
 
-  it('leaves the API\'s own headers unchanged', async () => {
+  it("leaves the API's own headers unchanged", async () => {
     const response = await ctx.app.inject({ url: '/api/projects/', headers: tenant.headers });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['content-security-policy'], undefined);

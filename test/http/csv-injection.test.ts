@@ -61,7 +61,12 @@ describe('CSV exports neutralize formulas', () => {
     const captured = await post(a.ctx.app, '/batch/', {
       api_key: a.tenant.project.api_token,
       batch: [
-        { event: '$pageview', distinct_id: DISTINCT_ID, timestamp: '2024-01-10T10:00:00Z', properties: { $set: { ...HOSTILE, score: -5, ratio: -0.25 } } },
+        {
+          event: '$pageview',
+          distinct_id: DISTINCT_ID,
+          timestamp: '2024-01-10T10:00:00Z',
+          properties: { $set: { ...HOSTILE, score: -5, ratio: -0.25 } },
+        },
         { event: '=signed up', distinct_id: DISTINCT_ID, timestamp: '2024-01-10T11:00:00Z' },
       ],
     });
@@ -70,13 +75,23 @@ describe('CSV exports neutralize formulas', () => {
     assert.ok(person);
     personId = person.id;
     // An activity entry whose change names the hostile key and values.
-    const patched = await a.ctx.app.inject({ method: 'PATCH', url: `${base}/${personId}/`, headers: a.tenant.headers, payload: { properties: { '-x': '=2+2' } } });
+    const patched = await a.ctx.app.inject({
+      method: 'PATCH',
+      url: `${base}/${personId}/`,
+      headers: a.tenant.headers,
+      payload: { properties: { '-x': '=2+2' } },
+    });
     assert.equal(patched.statusCode, 200, patched.body);
   });
   after(() => a.ctx.close());
 
   async function csvOf(url: string, method: 'GET' | 'PATCH' | 'POST' = 'GET', payload?: object): Promise<string[][]> {
-    const response = await a.ctx.app.inject({ method, url, headers: a.tenant.headers, ...(payload ? { payload } : {}) });
+    const response = await a.ctx.app.inject({
+      method,
+      url,
+      headers: a.tenant.headers,
+      ...(payload ? { payload } : {}),
+    });
     assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
     assert.match(String(response.headers['content-type']), /^text\/csv/);
     const rows = parseCsv(response.body);
@@ -105,7 +120,10 @@ describe('CSV exports neutralize formulas', () => {
     `${base}/${personId}/?format=csv`,
     `/api/projects/${a.teamId}/persons/trends/?format=csv&entity_id=$pageview&entity_type=events&date_from=2024-01-10&date_to=2024-01-10`,
     `/api/projects/${a.teamId}/persons/funnel/?format=csv&funnel_step=2&date_from=2024-01-01&date_to=2024-01-19&events=${encodeURIComponent(
-      JSON.stringify([{ id: '$pageview', type: 'events', order: 0 }, { id: '=signed up', type: 'events', order: 1 }]),
+      JSON.stringify([
+        { id: '$pageview', type: 'events', order: 0 },
+        { id: '=signed up', type: 'events', order: 1 },
+      ]),
     )}`,
   ];
 
@@ -114,7 +132,11 @@ describe('CSV exports neutralize formulas', () => {
       const cells = assertNeutral(url, await csvOf(url));
       const column = (key: string) => [...cells.keys()].find((name) => name.endsWith(key));
       assert.equal(cells.get(column('properties.name') as string), `'${FORMULA}`, url);
-      assert.equal(cells.get(column('properties.plan') as string), "'-5", `${url}: text that reads as a number is text`);
+      assert.equal(
+        cells.get(column('properties.plan') as string),
+        "'-5",
+        `${url}: text that reads as a number is text`,
+      );
       assert.equal(cells.get(column('properties.note') as string), "'@SUM(A1:A9)", url);
       assert.equal(cells.get(column('properties.tabbed') as string), "'\t=1+1", url);
       assert.equal(cells.get(column('properties.returned') as string), "'\r=1+1", url);
@@ -129,17 +151,28 @@ describe('CSV exports neutralize formulas', () => {
   });
 
   it('the answers of changes, activity and values', async () => {
-    const updated = assertNeutral('update_property', await csvOf(`${base}/${personId}/update_property/?format=csv`, 'POST', { key: '@key', value: '-1' }));
+    const updated = assertNeutral(
+      'update_property',
+      await csvOf(`${base}/${personId}/update_property/?format=csv`, 'POST', { key: '@key', value: '-1' }),
+    );
     assert.equal(updated.get('properties.@key'), "'-1");
-    const patched = assertNeutral('PATCH', await csvOf(`${base}/${personId}/?format=csv`, 'PATCH', { properties: { '+k': '+v' } }));
+    const patched = assertNeutral(
+      'PATCH',
+      await csvOf(`${base}/${personId}/?format=csv`, 'PATCH', { properties: { '+k': '+v' } }),
+    );
     assert.equal(patched.get('properties.+k'), "'+v");
     const activityRows = await csvOf(`${base}/${personId}/activity/?format=csv`);
     assertNeutral('activity', activityRows);
     const activityText = activityRows.flat();
-    assert.ok(activityText.includes("'-x") && activityText.includes("'=2+2"), 'the changed key and value are there, prefixed');
+    assert.ok(
+      activityText.includes("'-x") && activityText.includes("'=2+2"),
+      'the changed key and value are there, prefixed',
+    );
     const values = assertNeutral('values', await csvOf(`${base}/values/?key=name&format=csv`));
     assert.equal(values.get('name'), `'${FORMULA}`);
-    const timeline = await csvOf(`${base}/${personId}/properties_timeline/?format=csv&events=${encodeURIComponent(JSON.stringify([{ id: '$pageview', type: 'events' }]))}`);
+    const timeline = await csvOf(
+      `${base}/${personId}/properties_timeline/?format=csv&events=${encodeURIComponent(JSON.stringify([{ id: '$pageview', type: 'events' }]))}`,
+    );
     assertNeutral('properties_timeline', timeline);
     assert.ok(timeline.flat().includes(`'${FORMULA}`), 'the timeline holds the name, prefixed');
   });
@@ -151,12 +184,25 @@ describe('the API document says so', () => {
     try {
       const response = await ctx.app.inject({ method: 'GET', url: '/api/schema/' });
       assert.equal(response.statusCode, 200);
-      const paths = response.json().paths as Record<string, Record<string, { parameters?: { name: string; in: string; description?: string }[] }>>;
+      const paths = response.json().paths as Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string; description?: string }[] }>
+      >;
       const formats = Object.entries(paths).flatMap(([path, operations]) =>
         Object.entries(operations).flatMap(([method, operation]) =>
-          (operation.parameters ?? []).filter((parameter) => parameter.in === 'query' && parameter.name === 'format').map((parameter) => ({ at: `${method} ${path}`, parameter }))));
-      assert.ok(formats.some(({ at }) => at === 'get /api/projects/{project_id}/persons/'), 'the persons list takes format');
-      assert.ok(formats.some(({ at }) => at === 'get /api/projects/{project_id}/persons/trends/'), 'the analytical views take format');
+          (operation.parameters ?? [])
+            .filter((parameter) => parameter.in === 'query' && parameter.name === 'format')
+            .map((parameter) => ({ at: `${method} ${path}`, parameter })),
+        ),
+      );
+      assert.ok(
+        formats.some(({ at }) => at === 'get /api/projects/{project_id}/persons/'),
+        'the persons list takes format',
+      );
+      assert.ok(
+        formats.some(({ at }) => at === 'get /api/projects/{project_id}/persons/trends/'),
+        'the analytical views take format',
+      );
       for (const { at, parameter } of formats) assert.match(parameter.description ?? '', /leading `'`[\s\S]*OWASP/, at);
     } finally {
       await ctx.close();

@@ -48,17 +48,20 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
     );
     const [, oldest] = body.results;
     assert.equal(typeof oldest.id, 'number');
-    assert.deepEqual({ ...oldest, id: 0 }, {
-      id: 0,
-      person_id: first.id,
-      person_uuid: first.uuid,
-      distinct_ids: ['a-1', 'a-2'],
-      status: 'pending',
-      created_at: '2026-11-18T10:00:00.000Z',
-      delete_verified_at: null,
-      events_deleted: 0,
-      created_by: { first_name: 'Ada', email: tenant.owner.email },
-    });
+    assert.deepEqual(
+      { ...oldest, id: 0 },
+      {
+        id: 0,
+        person_id: first.id,
+        person_uuid: first.uuid,
+        distinct_ids: ['a-1', 'a-2'],
+        status: 'pending',
+        created_at: '2026-11-18T10:00:00.000Z',
+        delete_verified_at: null,
+        events_deleted: 0,
+        created_by: { first_name: 'Ada', email: tenant.owner.email },
+      },
+    );
     assert.equal(body.results[0].created_by, null);
   });
 

@@ -17,7 +17,9 @@ describe('heavy requests in flight', () => {
   let bPerson: TestPerson;
 
   before(async () => {
-    ctx = await setupTestApp({ config: { heavyRequests: { perKey: 1, perProject: 1, perProcess: 2, queueLength: 3, queueWaitMs: 30_000 } } });
+    ctx = await setupTestApp({
+      config: { heavyRequests: { perKey: 1, perProject: 1, perProcess: 2, queueLength: 3, queueWaitMs: 30_000 } },
+    });
     a = await makeTenant(ctx.deps.db);
     b = await makeTenant(ctx.deps.db);
     await sql`insert into persons (team_id, uuid, properties, created_at)
@@ -28,11 +30,19 @@ describe('heavy requests in flight', () => {
   after(() => ctx.close());
 
   const keyIdOf = async (tenant: Tenant) =>
-    (await ctx.deps.db.selectFrom('personal_api_keys').select('id').where('user_id', '=', tenant.owner.id).executeTakeFirstOrThrow()).id;
+    (
+      await ctx.deps.db
+        .selectFrom('personal_api_keys')
+        .select('id')
+        .where('user_id', '=', tenant.owner.id)
+        .executeTakeFirstOrThrow()
+    ).id;
   /** Sends `count` scans of `tenant`; `settled()` tells how many have answered so far. */
   function floodOf(tenant: Tenant, count: number) {
     let answered = 0;
-    const all = Promise.all(Array.from({ length: count }, () => scan(tenant).then((response) => (answered++, response))));
+    const all = Promise.all(
+      Array.from({ length: count }, () => scan(tenant).then((response) => (answered++, response))),
+    );
     return { all, settled: () => answered };
   }
   /** Until every request of the flood is refused or waiting (none arrives after A's slot is freed). */
@@ -42,13 +52,22 @@ describe('heavy requests in flight', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
-  const scan = (tenant: Tenant) => ctx.app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}/persons/?properties=${SCAN}`, headers: tenant.headers });
-  const retrieve = () => ctx.app.inject({ method: 'GET', url: `/api/projects/${b.project.id}/persons/${bPerson.id}/`, headers: b.headers });
+  const scan = (tenant: Tenant) =>
+    ctx.app.inject({
+      method: 'GET',
+      url: `/api/projects/${tenant.project.id}/persons/?properties=${SCAN}`,
+      headers: tenant.headers,
+    });
+  const retrieve = () =>
+    ctx.app.inject({ method: 'GET', url: `/api/projects/${b.project.id}/persons/${bPerson.id}/`, headers: b.headers });
 
   function assertRefusal(response: LightMyRequestResponse) {
     assert.equal(response.headers['retry-after'], '1');
     const body = response.json();
-    assert.deepEqual({ type: body.type, code: body.code, attr: body.attr }, { type: 'throttled_error', code: 'concurrency_limited', attr: null });
+    assert.deepEqual(
+      { type: body.type, code: body.code, attr: body.attr },
+      { type: 'throttled_error', code: 'concurrency_limited', attr: null },
+    );
     assert.match(body.detail, /personal API key has 1 heavy requests/);
   }
 
@@ -64,13 +83,19 @@ describe('heavy requests in flight', () => {
     assert.equal(theirs.statusCode, 200, theirs.body);
     assert.equal(theirs.headers['server-timing'], undefined, 'B never waited behind A');
     await untilQueued(flood, 3, 7);
-    assert.deepEqual(ctx.app.heavySlots.stats, { running: 1, waiting: 3 }, 'three of A wait (the queue of a key), none runs');
+    assert.deepEqual(
+      ctx.app.heavySlots.stats,
+      { running: 1, waiting: 3 },
+      'three of A wait (the queue of a key), none runs',
+    );
     assert.equal(flood.settled(), 7, 'the other seven were refused at once');
     held.release();
 
     const flooded = await flood.all;
     const refused = flooded.filter((response) => response.statusCode === 429);
-    const waited = flooded.filter((response) => response.statusCode === 200 && String(response.headers['server-timing']).startsWith('queue;dur='));
+    const waited = flooded.filter(
+      (response) => response.statusCode === 200 && String(response.headers['server-timing']).startsWith('queue;dur='),
+    );
     assert.deepEqual([refused.length, waited.length], [7, 3], flooded.map((response) => response.statusCode).join(','));
     for (const response of refused) assertRefusal(response);
     const counts = new Set(waited.map((response) => response.json().count));
@@ -81,17 +106,29 @@ describe('heavy requests in flight', () => {
   it('light requests of the flooding key itself are not held', async () => {
     const held = await ctx.app.heavySlots.acquire({ key: await keyIdOf(a), project: String(a.project.id) });
     const flood = floodOf(a, 6);
-    const own = await ctx.app.inject({ method: 'GET', url: `/api/projects/${a.project.id}/persons/?limit=1`, headers: a.headers });
+    const own = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/projects/${a.project.id}/persons/?limit=1`,
+      headers: a.headers,
+    });
     assert.equal(own.statusCode, 200, own.body);
     assert.equal(own.headers['server-timing'], undefined);
     await untilQueued(flood, 3, 3);
     held.release();
     const responses = await flood.all;
-    assert.equal(responses.filter((response) => response.statusCode === 429).length, 3, 'the flood was refused past the queue');
+    assert.equal(
+      responses.filter((response) => response.statusCode === 429).length,
+      3,
+      'the flood was refused past the queue',
+    );
   });
 
   it('a request rejected before its slot (bad filter) takes none', async () => {
-    const bad = await ctx.app.inject({ method: 'GET', url: `/api/projects/${a.project.id}/persons/?properties=not-json`, headers: a.headers });
+    const bad = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/projects/${a.project.id}/persons/?properties=not-json`,
+      headers: a.headers,
+    });
     assert.equal(bad.statusCode, 400, bad.body);
     const after = await scan(a);
     assert.equal(after.statusCode, 200, after.body);

@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { buildApp } from '../../src/app.ts';
 import { defaultConfig } from '../../src/config.ts';
 import { setupAnalytics, type AnalyticsContext } from '../helpers/analytics-factories.ts';
-import { agree, dayText, linkedCount, linkedRows, referenceEdges, worldArbitrary, writeWorld } from '../helpers/insight-arbitraries.ts';
+import {
+  agree,
+  dayText,
+  linkedCount,
+  linkedRows,
+  referenceEdges,
+  worldArbitrary,
+  writeWorld,
+} from '../helpers/insight-arbitraries.ts';
 import { getInsight, postInsight } from '../helpers/insights.ts';
 
 // Generated worlds per property; HERD_AGREEMENT_RUNS=250 for a long campaign.
@@ -17,7 +25,12 @@ const pathFilter = {
   startPoint: fc.constantFrom(null, 'https://x.io/pricing', 'b'),
   endPoint: fc.constantFrom(null, 'https://x.io/docs', 'c'),
 };
-const pathParams = (f: { stepLimit: number; pageviewsOnly: boolean; startPoint: string | null; endPoint: string | null }) => ({
+const pathParams = (f: {
+  stepLimit: number;
+  pageviewsOnly: boolean;
+  startPoint: string | null;
+  endPoint: string | null;
+}) => ({
   step_limit: String(f.stepLimit),
   ...(f.pageviewsOnly ? { include_event_types: ['$pageview'] } : {}),
   ...(f.startPoint ? { start_point: f.startPoint } : {}),
@@ -26,12 +39,16 @@ const pathParams = (f: { stepLimit: number; pageviewsOnly: boolean; startPoint: 
 
 // The persons views stamp each answer with the time it was computed.
 const withoutTimes = (body: Record<string, unknown>) => ({ ...body, last_refresh: undefined });
-const numbersOf = (step: { count: number; average_conversion_time: number | null; median_conversion_time: number | null }) =>
-  [step.count, step.average_conversion_time, step.median_conversion_time];
+const numbersOf = (step: {
+  count: number;
+  average_conversion_time: number | null;
+  median_conversion_time: number | null;
+}) => [step.count, step.average_conversion_time, step.median_conversion_time];
 const entityIds = (names: string[]) => names.map((name) => (name === 'a' ? '$pageview' : name));
 
 // Ranges of one to ten days over the ten days the worlds' events fall in.
-const rangeArbitrary = fc.record({ from: fc.integer({ min: 0, max: 6 }), span: fc.integer({ min: 0, max: 9 }) })
+const rangeArbitrary = fc
+  .record({ from: fc.integer({ min: 0, max: 6 }), span: fc.integer({ min: 0, max: 9 }) })
   .map(({ from, span }) => ({ date_from: dayText(from), date_to: dayText(Math.min(9, from + span)) }));
 
 describe('insights agree with their persons views', () => {
@@ -53,46 +70,62 @@ describe('insights agree with their persons views', () => {
       display: fc.constantFrom('ActionsLineGraph', 'ActionsTable', 'ActionsLineGraphCumulative'),
     });
     let points = 0;
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params: Record<string, unknown> = {
-        events: entityIds(f.entities).map((id) => ({ id, math: f.math })),
-        interval: f.interval,
-        display: f.display,
-        ...f.range,
-        ...(f.breakdown ? { breakdown: f.breakdown, breakdown_type: f.breakdown === 'plan' ? 'person' : 'event' } : {}),
-        ...(f.red ? { properties: [{ key: 'color', value: 'red', type: 'event' }] } : {}),
-      };
-      const res = await getInsight(a, 'trend', params, teamId);
-      assert.equal(res.status, 200, res.text);
-      for (const series of res.body.result) {
-        const numbers: number[] = series.aggregated_value === undefined ? series.data : [series.aggregated_value];
-        assert.equal(numbers.length, series.persons_urls.length);
-        for (const [i, number] of numbers.entries()) {
-          agree(`${series.label} point ${i}`, number, await linkedCount(a, series.persons_urls[i].url));
-          points += 1;
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params: Record<string, unknown> = {
+          events: entityIds(f.entities).map((id) => ({ id, math: f.math })),
+          interval: f.interval,
+          display: f.display,
+          ...f.range,
+          ...(f.breakdown
+            ? { breakdown: f.breakdown, breakdown_type: f.breakdown === 'plan' ? 'person' : 'event' }
+            : {}),
+          ...(f.red ? { properties: [{ key: 'color', value: 'red', type: 'event' }] } : {}),
+        };
+        const res = await getInsight(a, 'trend', params, teamId);
+        assert.equal(res.status, 200, res.text);
+        for (const series of res.body.result) {
+          const numbers: number[] = series.aggregated_value === undefined ? series.data : [series.aggregated_value];
+          assert.equal(numbers.length, series.persons_urls.length);
+          for (const [i, number] of numbers.entries()) {
+            agree(`${series.label} point ${i}`, number, await linkedCount(a, series.persons_urls[i].url));
+            points += 1;
+          }
         }
-      }
-    }), { numRuns: RUNS });
+      }),
+      { numRuns: RUNS },
+    );
     t.diagnostic(`${points} points checked`);
     assert.ok(points > RUNS);
   });
 
   it('stickiness and lifecycle: each bar counts the persons of its link', async () => {
-    const filter = fc.record({ entity: fc.constantFrom('a', 'b', 'c'), interval: fc.constantFrom('day', 'week'), range: rangeArbitrary });
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const base = { events: [{ id: entityIds([f.entity])[0] }], interval: f.interval, ...f.range };
-      for (const shownAs of ['Stickiness', 'Lifecycle']) {
-        const res = await postInsight(a, 'trend', { ...base, shown_as: shownAs }, teamId);
-        assert.equal(res.status, 200, res.text);
-        for (const series of res.body.result) {
-          for (const [i, number] of (series.data as number[]).entries()) {
-            agree(`${shownAs} ${series.label} ${i}`, Math.abs(number), await linkedCount(a, series.persons_urls[i].url));
+    const filter = fc.record({
+      entity: fc.constantFrom('a', 'b', 'c'),
+      interval: fc.constantFrom('day', 'week'),
+      range: rangeArbitrary,
+    });
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const base = { events: [{ id: entityIds([f.entity])[0] }], interval: f.interval, ...f.range };
+        for (const shownAs of ['Stickiness', 'Lifecycle']) {
+          const res = await postInsight(a, 'trend', { ...base, shown_as: shownAs }, teamId);
+          assert.equal(res.status, 200, res.text);
+          for (const series of res.body.result) {
+            for (const [i, number] of (series.data as number[]).entries()) {
+              agree(
+                `${shownAs} ${series.label} ${i}`,
+                Math.abs(number),
+                await linkedCount(a, series.persons_urls[i].url),
+              );
+            }
           }
         }
-      }
-    }), { numRuns: RUNS });
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('funnels: each step counts its converted persons and the difference its dropped ones, per breakdown and entrance period', async () => {
@@ -104,34 +137,51 @@ describe('insights agree with their persons views', () => {
       breakdown: fc.boolean(),
       trends: fc.boolean(),
     });
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params: Record<string, unknown> = {
-        events: entityIds(f.steps).map((id, order) => ({ id, order })),
-        funnel_order_type: f.order,
-        funnel_window_days: String(f.windowDays),
-        ...f.range,
-      };
-      if (f.trends) {
-        const res = await getInsight(a, 'funnel', { ...params, funnel_viz_type: 'trends' }, teamId);
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params: Record<string, unknown> = {
+          events: entityIds(f.steps).map((id, order) => ({ id, order })),
+          funnel_order_type: f.order,
+          funnel_window_days: String(f.windowDays),
+          ...f.range,
+        };
+        if (f.trends) {
+          const res = await getInsight(a, 'funnel', { ...params, funnel_viz_type: 'trends' }, teamId);
+          assert.equal(res.status, 200, res.text);
+          const [trend] = res.body.result;
+          for (const [i, reached] of (trend.reached_to_step_count as number[]).entries()) {
+            agree(`converted in period ${i}`, reached, await linkedCount(a, trend.converted_people_urls[i]));
+            agree(
+              `dropped in period ${i}`,
+              trend.reached_from_step_count[i] - reached,
+              await linkedCount(a, trend.dropped_people_urls[i]),
+            );
+          }
+          return;
+        }
+        const res = await getInsight(
+          a,
+          'funnel',
+          { ...params, ...(f.breakdown ? { breakdown: 'color' } : {}) },
+          teamId,
+        );
         assert.equal(res.status, 200, res.text);
-        const [trend] = res.body.result;
-        for (const [i, reached] of (trend.reached_to_step_count as number[]).entries()) {
-          agree(`converted in period ${i}`, reached, await linkedCount(a, trend.converted_people_urls[i]));
-          agree(`dropped in period ${i}`, trend.reached_from_step_count[i] - reached, await linkedCount(a, trend.dropped_people_urls[i]));
+        const lists = f.breakdown ? res.body.result : [res.body.result];
+        for (const list of lists) {
+          for (const [k, step] of list.entries()) {
+            agree(`step ${k + 1} converted`, step.count, await linkedCount(a, step.converted_people_url));
+            if (k > 0)
+              agree(
+                `step ${k + 1} dropped`,
+                list[k - 1].count - step.count,
+                await linkedCount(a, step.dropped_people_url),
+              );
+          }
         }
-        return;
-      }
-      const res = await getInsight(a, 'funnel', { ...params, ...(f.breakdown ? { breakdown: 'color' } : {}) }, teamId);
-      assert.equal(res.status, 200, res.text);
-      const lists = f.breakdown ? res.body.result : [res.body.result];
-      for (const list of lists) {
-        for (const [k, step] of list.entries()) {
-          agree(`step ${k + 1} converted`, step.count, await linkedCount(a, step.converted_people_url));
-          if (k > 0) agree(`step ${k + 1} dropped`, list[k - 1].count - step.count, await linkedCount(a, step.dropped_people_url));
-        }
-      }
-    }), { numRuns: RUNS * 2 });
+      }),
+      { numRuns: RUNS * 2 },
+    );
   });
 
   it('funnels: the one-pass reach of ordered funnels answers what their attempts do', async () => {
@@ -140,20 +190,27 @@ describe('insights agree with their persons views', () => {
       windowMinutes: fc.constantFrom(30, 180, 1440, 4320),
       range: rangeArbitrary,
     });
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params = {
-        events: entityIds(f.steps).map((id, order) => ({ id, order })),
-        funnel_window_interval: String(f.windowMinutes),
-        funnel_window_interval_unit: 'minute',
-        ...f.range,
-      };
-      // An exclusion nobody performs changes no answer, but sends the funnel through its attempts.
-      const exclusions = f.steps.length > 1 ? [{ id: 'never', funnel_from_step: 0, funnel_to_step: f.steps.length - 1 }] : [];
-      const [onePass, attempts] = await Promise.all([getInsight(a, 'funnel', params, teamId), getInsight(a, 'funnel', { ...params, exclusions }, teamId)]);
-      assert.equal(onePass.status, 200, onePass.text);
-      assert.deepEqual(onePass.body.result.map(numbersOf), attempts.body.result.map(numbersOf));
-    }), { numRuns: RUNS * 2 });
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params = {
+          events: entityIds(f.steps).map((id, order) => ({ id, order })),
+          funnel_window_interval: String(f.windowMinutes),
+          funnel_window_interval_unit: 'minute',
+          ...f.range,
+        };
+        // An exclusion nobody performs changes no answer, but sends the funnel through its attempts.
+        const exclusions =
+          f.steps.length > 1 ? [{ id: 'never', funnel_from_step: 0, funnel_to_step: f.steps.length - 1 }] : [];
+        const [onePass, attempts] = await Promise.all([
+          getInsight(a, 'funnel', params, teamId),
+          getInsight(a, 'funnel', { ...params, exclusions }, teamId),
+        ]);
+        assert.equal(onePass.status, 200, onePass.text);
+        assert.deepEqual(onePass.body.result.map(numbersOf), attempts.body.result.map(numbersOf));
+      }),
+      { numRuns: RUNS * 2 },
+    );
   });
 
   it('retention: each cell counts the persons of its cohort who appear at its index', async () => {
@@ -164,77 +221,105 @@ describe('insights agree with their persons views', () => {
       type: fc.constantFrom('retention_recurring', 'retention_first_time'),
       returning: fc.constantFrom(null, 'b'),
     });
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params = {
-        total_intervals: String(f.total),
-        date_to: dayText(f.dateTo),
-        period: f.period,
-        retention_type: f.type,
-        ...(f.returning ? { returning_entity: { id: f.returning, type: 'events' } } : {}),
-      };
-      const res = await getInsight(a, 'retention', params, teamId);
-      assert.equal(res.status, 200, res.text);
-      for (const [k, row] of res.body.result.entries()) {
-        const people = await linkedRows(a, row.people_url);
-        for (const [j, cell] of row.values.entries()) {
-          agree(`cohort ${k} period ${j}`, cell.count, people.filter((person) => person.appearances?.[j] === 1).length);
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params = {
+          total_intervals: String(f.total),
+          date_to: dayText(f.dateTo),
+          period: f.period,
+          retention_type: f.type,
+          ...(f.returning ? { returning_entity: { id: f.returning, type: 'events' } } : {}),
+        };
+        const res = await getInsight(a, 'retention', params, teamId);
+        assert.equal(res.status, 200, res.text);
+        for (const [k, row] of res.body.result.entries()) {
+          const people = await linkedRows(a, row.people_url);
+          for (const [j, cell] of row.values.entries()) {
+            agree(
+              `cohort ${k} period ${j}`,
+              cell.count,
+              people.filter((person) => person.appearances?.[j] === 1).length,
+            );
+          }
         }
-      }
-    }), { numRuns: RUNS });
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('paths: each edge counts the persons who took it', async () => {
     const filter = fc.record({ range: rangeArbitrary, ...pathFilter });
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params = { ...f.range, ...pathParams(f) };
-      const res = await getInsight(a, 'path', params, teamId);
-      assert.equal(res.status, 200, res.text);
-      for (const edge of res.body.result) agree(`edge ${edge.source} → ${edge.target}`, edge.value, await linkedCount(a, edge.people_url));
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params = { ...f.range, ...pathParams(f) };
+        const res = await getInsight(a, 'path', params, teamId);
+        assert.equal(res.status, 200, res.text);
+        for (const edge of res.body.result)
+          agree(`edge ${edge.source} → ${edge.target}`, edge.value, await linkedCount(a, edge.people_url));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('paths: the edges are those of the sessions the semantics describe (a reference in the test)', async () => {
     const filter = fc.record(pathFilter);
-    await fc.assert(fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
-      const teamId = await writeWorld(a, world);
-      const params = { date_from: '2023-12-01', date_to: '2024-02-01', edge_limit: '10000', ...pathParams(f) };
-      const res = await getInsight(a, 'path', params, teamId);
-      assert.equal(res.status, 200, res.text);
-      const answered = Object.fromEntries(res.body.result.map((edge: { source: string; target: string; value: number }) => [`${edge.source} > ${edge.target}`, edge.value]));
-      assert.deepEqual(answered, referenceEdges(world, f));
-    }), { numRuns: RUNS * 2 });
+    await fc.assert(
+      fc.asyncProperty(worldArbitrary, filter, async (world, f) => {
+        const teamId = await writeWorld(a, world);
+        const params = { date_from: '2023-12-01', date_to: '2024-02-01', edge_limit: '10000', ...pathParams(f) };
+        const res = await getInsight(a, 'path', params, teamId);
+        assert.equal(res.status, 200, res.text);
+        const answered = Object.fromEntries(
+          res.body.result.map((edge: { source: string; target: string; value: number }) => [
+            `${edge.source} > ${edge.target}`,
+            edge.value,
+          ]),
+        );
+        assert.deepEqual(answered, referenceEdges(world, f));
+      }),
+      { numRuns: RUNS * 2 },
+    );
   });
 
   it('slicing persons changes no answer: every insight and persons page is the same in one slice', async () => {
     const whole = await buildApp({ ...a.ctx.deps, config: defaultConfig({ rateLimit: false, analyticsSlices: 1 }) });
-    const steps = [{ id: '$pageview', order: 0 }, { id: 'b', order: 1 }, { id: 'c', order: 2 }];
-    const requests = (teamId: number) => [
-      `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview', math: 'weekly_active' }]))}&date_from=2024-01-01&date_to=2024-01-10`,
-      `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2024-01-01&date_to=2024-01-10&shown_as=Lifecycle`,
-      `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10`,
-      `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&breakdown=color`,
-      `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&funnel_viz_type=trends`,
-      'insights/retention/?date_to=2024-01-09&total_intervals=5',
-      'insights/path/?date_from=2024-01-01&date_to=2024-01-10',
-      `persons/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&funnel_step=1&limit=2&offset=1`,
-      `persons/lifecycle/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2024-01-01&date_to=2024-01-10&target_date=2024-01-05&lifecycle_type=dormant&limit=2&offset=1`,
-      'persons/retention/?date_to=2024-01-09&total_intervals=5&limit=2&offset=1',
-      'persons/path/?date_from=2024-01-01&date_to=2024-01-10&limit=2&offset=1',
-    ].map((path) => `/api/projects/${teamId}/${path}`);
+    const steps = [
+      { id: '$pageview', order: 0 },
+      { id: 'b', order: 1 },
+      { id: 'c', order: 2 },
+    ];
+    const requests = (teamId: number) =>
+      [
+        `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview', math: 'weekly_active' }]))}&date_from=2024-01-01&date_to=2024-01-10`,
+        `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2024-01-01&date_to=2024-01-10&shown_as=Lifecycle`,
+        `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10`,
+        `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&breakdown=color`,
+        `insights/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&funnel_viz_type=trends`,
+        'insights/retention/?date_to=2024-01-09&total_intervals=5',
+        'insights/path/?date_from=2024-01-01&date_to=2024-01-10',
+        `persons/funnel/?events=${encodeURIComponent(JSON.stringify(steps))}&date_from=2024-01-01&date_to=2024-01-10&funnel_step=1&limit=2&offset=1`,
+        `persons/lifecycle/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2024-01-01&date_to=2024-01-10&target_date=2024-01-05&lifecycle_type=dormant&limit=2&offset=1`,
+        'persons/retention/?date_to=2024-01-09&total_intervals=5&limit=2&offset=1',
+        'persons/path/?date_from=2024-01-01&date_to=2024-01-10&limit=2&offset=1',
+      ].map((path) => `/api/projects/${teamId}/${path}`);
     try {
-      await fc.assert(fc.asyncProperty(worldArbitrary, async (world) => {
-        const teamId = await writeWorld(a, world);
-        for (const url of requests(teamId)) {
-          const [sliced, single] = await Promise.all([a.ctx.app, whole].map((app) => app.inject({ method: 'GET', url, headers: a.tenant.headers })));
-          assert.equal(sliced.statusCode, 200, sliced.body);
-          assert.deepEqual(withoutTimes(sliced.json()), withoutTimes(single.json()), url);
-        }
-      }), { numRuns: RUNS });
+      await fc.assert(
+        fc.asyncProperty(worldArbitrary, async (world) => {
+          const teamId = await writeWorld(a, world);
+          for (const url of requests(teamId)) {
+            const [sliced, single] = await Promise.all(
+              [a.ctx.app, whole].map((app) => app.inject({ method: 'GET', url, headers: a.tenant.headers })),
+            );
+            assert.equal(sliced.statusCode, 200, sliced.body);
+            assert.deepEqual(withoutTimes(sliced.json()), withoutTimes(single.json()), url);
+          }
+        }),
+        { numRuns: RUNS },
+      );
     } finally {
       await whole.close();
     }
   });
 });
-

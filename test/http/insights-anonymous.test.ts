@@ -15,7 +15,13 @@ const pageview = (distinctId: string, timestamp: string) => ({
 });
 const range = { date_from: '2024-01-10', date_to: '2024-01-12', interval: 'day' };
 const pageviews = (math: string) => ({ events: [{ id: '$pageview', math }], ...range });
-const steps = { events: [{ id: '$pageview', order: 0 }, { id: 'signed up', order: 1 }], ...range };
+const steps = {
+  events: [
+    { id: '$pageview', order: 0 },
+    { id: 'signed up', order: 1 },
+  ],
+  ...range,
+};
 
 describe('insights: personless events', () => {
   let a: AnalyticsContext;
@@ -35,23 +41,43 @@ describe('insights: personless events', () => {
   };
 
   it('count as events at once and for the person their id gets later, who the links then list', async () => {
-    await capture(pageview('anon', '2024-01-10T10:00:00Z'), pageview('anon', '2024-01-10T11:00:00Z'), pageview('stranger', '2024-01-10T12:00:00Z'));
+    await capture(
+      pageview('anon', '2024-01-10T10:00:00Z'),
+      pageview('anon', '2024-01-10T11:00:00Z'),
+      pageview('stranger', '2024-01-10T12:00:00Z'),
+    );
     await capture(pageview('anon', '2024-01-11T10:00:00Z'));
     // Both ids hold placeholders: every event counts, no person does.
-    const placeholders = await a.ctx.deps.db.selectFrom('person_distinct_ids').select('distinct_id').where('team_id', '=', a.teamId).where('person_id', 'is', null).execute();
+    const placeholders = await a.ctx.deps.db
+      .selectFrom('person_distinct_ids')
+      .select('distinct_id')
+      .where('team_id', '=', a.teamId)
+      .where('person_id', 'is', null)
+      .execute();
     assert.deepEqual(placeholders.map((row) => row.distinct_id).sort(), ['anon', 'stranger']);
     assert.deepEqual((await trend('total')).data, [3, 1, 0]);
     const unlinked = await trend('dau');
     assert.deepEqual(unlinked.data, [0, 0, 0]);
     assert.deepEqual(await linkedUuids(a, unlinked.persons_urls[0].url), []);
     const beforeLink = await getInsight(a, 'funnel', steps);
-    assert.deepEqual(beforeLink.body.result.map((step: { count: number }) => step.count), [0, 0]);
+    assert.deepEqual(
+      beforeLink.body.result.map((step: { count: number }) => step.count),
+      [0, 0],
+    );
 
-    await capture({ event: '$identify', distinct_id: 'user', timestamp: '2024-01-12T09:00:00Z', properties: { $anon_distinct_id: 'anon' } }, {
-      event: 'signed up',
-      distinct_id: 'user',
-      timestamp: '2024-01-12T10:00:00Z',
-    });
+    await capture(
+      {
+        event: '$identify',
+        distinct_id: 'user',
+        timestamp: '2024-01-12T09:00:00Z',
+        properties: { $anon_distinct_id: 'anon' },
+      },
+      {
+        event: 'signed up',
+        distinct_id: 'user',
+        timestamp: '2024-01-12T10:00:00Z',
+      },
+    );
     const person = await personByDistinctId(a.ctx.deps.db, a.teamId, 'user');
     assert.ok(person);
 
@@ -70,7 +96,9 @@ describe('insights: personless events', () => {
     assert.deepEqual(await linkedUuids(a, second.converted_people_url), [person.uuid]);
 
     const lifecycle = await getInsight(a, 'trend', { ...pageviews('total'), shown_as: 'Lifecycle' });
-    const returning = (lifecycle.body.result as { status: string; data: number[] }[]).find((series) => series.status === 'returning');
+    const returning = (lifecycle.body.result as { status: string; data: number[] }[]).find(
+      (series) => series.status === 'returning',
+    );
     assert.deepEqual(returning?.data, [0, 1, 0]);
   });
 });

@@ -18,13 +18,28 @@ describe('insights/funnel', () => {
     a = await setupAnalytics();
     p = await makeJourneys(a, {
       // 1 day to sign up, 1 day to purchase.
-      full: [['$pageview', '2024-01-02T10:00:00Z', { browser: 'Chrome' }], ['signup', '2024-01-03T10:00:00Z'], ['purchase', '2024-01-04T10:00:00Z']],
+      full: [
+        ['$pageview', '2024-01-02T10:00:00Z', { browser: 'Chrome' }],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['purchase', '2024-01-04T10:00:00Z'],
+      ],
       // 2 hours to sign up.
-      dropAt2: [['$pageview', '2024-01-02T10:00:00Z', { browser: 'Firefox' }], ['signup', '2024-01-02T12:00:00Z']],
+      dropAt2: [
+        ['$pageview', '2024-01-02T10:00:00Z', { browser: 'Firefox' }],
+        ['signup', '2024-01-02T12:00:00Z'],
+      ],
       dropAt1: [['$pageview', '2024-01-05T10:00:00Z', { browser: 'Chrome' }]],
       // The purchase comes 17 days after the start: outside the 14-day window.
-      late: [['$pageview', '2024-01-01T10:00:00Z'], ['signup', '2024-01-01T11:00:00Z'], ['purchase', '2024-01-18T10:00:00Z']],
-      wrongOrder: [['purchase', '2024-01-02T10:00:00Z'], ['signup', '2024-01-03T10:00:00Z'], ['$pageview', '2024-01-04T10:00:00Z', { browser: 'Firefox' }]],
+      late: [
+        ['$pageview', '2024-01-01T10:00:00Z'],
+        ['signup', '2024-01-01T11:00:00Z'],
+        ['purchase', '2024-01-18T10:00:00Z'],
+      ],
+      wrongOrder: [
+        ['purchase', '2024-01-02T10:00:00Z'],
+        ['signup', '2024-01-03T10:00:00Z'],
+        ['$pageview', '2024-01-04T10:00:00Z', { browser: 'Firefox' }],
+      ],
     });
   });
   after(() => a.ctx.close());
@@ -36,7 +51,16 @@ describe('insights/funnel', () => {
     assert.equal(res.status, 200, res.text);
     const [first, second, third] = res.body.result;
     assert.deepEqual(Object.keys(first).sort(), [
-      'action_id', 'average_conversion_time', 'converted_people_url', 'count', 'custom_name', 'dropped_people_url', 'median_conversion_time', 'name', 'order', 'type',
+      'action_id',
+      'average_conversion_time',
+      'converted_people_url',
+      'count',
+      'custom_name',
+      'dropped_people_url',
+      'median_conversion_time',
+      'name',
+      'order',
+      'type',
     ]);
     assert.deepEqual([first.count, second.count, third.count], [5, 3, 1]);
     assert.deepEqual([first.action_id, first.name, first.order, first.type], ['$pageview', '$pageview', 0, 'events']);
@@ -56,21 +80,33 @@ describe('insights/funnel', () => {
   it('follows the order type and the conversion window', async () => {
     const unordered = await getInsight(a, 'funnel', { events: steps, ...range, funnel_order_type: 'unordered' });
     assert.equal(unordered.status, 200, unordered.text);
-    assert.deepEqual(unordered.body.result.map((step: { count: number }) => step.count), [5, 4, 2]);
+    assert.deepEqual(
+      unordered.body.result.map((step: { count: number }) => step.count),
+      [5, 4, 2],
+    );
     assert.equal(unordered.body.result[1].average_conversion_time, null);
     assert.deepEqual(await linkedUuids(a, unordered.body.result[2].converted_people_url), names('full', 'wrongOrder'));
     const wide = await postInsight(a, 'funnel', { events: steps, ...range, funnel_window_interval: 20 });
-    assert.deepEqual(wide.body.result.map((step: { count: number }) => step.count), [5, 3, 2]);
+    assert.deepEqual(
+      wide.body.result.map((step: { count: number }) => step.count),
+      [5, 3, 2],
+    );
     const strict = await getInsight(a, 'funnel', { events: steps, ...range, funnel_order_type: 'strict' });
-    assert.deepEqual(strict.body.result.map((step: { count: number }) => step.count), [5, 3, 1]);
+    assert.deepEqual(
+      strict.body.result.map((step: { count: number }) => step.count),
+      [5, 3, 1],
+    );
   });
 
-  it('breaks down by the first step\'s event property: a list of steps per value', async () => {
+  it("breaks down by the first step's event property: a list of steps per value", async () => {
     const res = await getInsight(a, 'funnel', { events: steps, ...range, breakdown: 'browser' });
     assert.equal(res.status, 200, res.text);
     const lists = res.body.result as { breakdown_value: string; count: number; converted_people_url: string }[][];
     // Most entrants first, ties by value.
-    assert.deepEqual(lists.map((list) => list[0].breakdown_value), ['Chrome', 'Firefox', '']);
+    assert.deepEqual(
+      lists.map((list) => list[0].breakdown_value),
+      ['Chrome', 'Firefox', ''],
+    );
     const byValue = Object.fromEntries(lists.map((list) => [list[0].breakdown_value, list.map((step) => step.count)]));
     assert.deepEqual(byValue, { Chrome: [2, 1, 1], Firefox: [2, 1, 0], '': [1, 1, 0] });
     const firefox = lists.find((list) => list[0].breakdown_value === 'Firefox') as { converted_people_url: string }[];
@@ -80,7 +116,12 @@ describe('insights/funnel', () => {
   });
 
   it('answers the conversion rate per entrance period for funnel_viz_type=trends', async () => {
-    const res = await getInsight(a, 'funnel', { events: steps, date_from: '2024-01-01', date_to: '2024-01-05', funnel_viz_type: 'trends' });
+    const res = await getInsight(a, 'funnel', {
+      events: steps,
+      date_from: '2024-01-01',
+      date_to: '2024-01-05',
+      funnel_viz_type: 'trends',
+    });
     assert.equal(res.status, 200, res.text);
     const [trend] = res.body.result;
     assert.deepEqual(trend.days, ['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04', '2024-01-05']);
@@ -91,16 +132,29 @@ describe('insights/funnel', () => {
     assert.deepEqual(trend.data, [0, 50, 0, 0, 0]);
     assert.deepEqual(await linkedUuids(a, trend.converted_people_urls[1]), names('full'));
     assert.deepEqual(await linkedUuids(a, trend.dropped_people_urls[1]), names('dropAt2'));
-    const partial = await getInsight(a, 'funnel', { events: steps, date_from: '2024-01-01', date_to: '2024-01-05', funnel_viz_type: 'trends', funnel_to_step: '1' });
+    const partial = await getInsight(a, 'funnel', {
+      events: steps,
+      date_from: '2024-01-01',
+      date_to: '2024-01-05',
+      funnel_viz_type: 'trends',
+      funnel_to_step: '1',
+    });
     assert.deepEqual(partial.body.result[0].data, [100, 100, 0, 0, 0]);
   });
 
   it('counts steps past nine as numbers (ten steps of one event)', async () => {
-    const ticks = (count: number, hour: number) => Array.from({ length: count }, (_, i): [string, string] => ['tick', `2024-01-06T${hour}:0${i}:00Z`]);
+    const ticks = (count: number, hour: number) =>
+      Array.from({ length: count }, (_, i): [string, string] => ['tick', `2024-01-06T${hour}:0${i}:00Z`]);
     const { ten, nine } = await makeJourneys(a, { ten: ticks(10, 10), nine: ticks(9, 11) });
-    const res = await getInsight(a, 'funnel', { events: Array.from({ length: 10 }, (_, order) => ({ id: 'tick', order })), ...range });
+    const res = await getInsight(a, 'funnel', {
+      events: Array.from({ length: 10 }, (_, order) => ({ id: 'tick', order })),
+      ...range,
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((step: { count: number }) => step.count), [2, 2, 2, 2, 2, 2, 2, 2, 2, 1]);
+    assert.deepEqual(
+      res.body.result.map((step: { count: number }) => step.count),
+      [2, 2, 2, 2, 2, 2, 2, 2, 2, 1],
+    );
     assert.deepEqual(await linkedUuids(a, res.body.result[9].converted_people_url), [ten.uuid]);
     assert.deepEqual(await linkedUuids(a, res.body.result[9].dropped_people_url), [nine.uuid]);
   });

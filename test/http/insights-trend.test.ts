@@ -27,9 +27,19 @@ describe('insights/trend', () => {
       bob: {
         properties: { plan: 'free' },
         createdAt: '2024-01-10T00:00:00Z',
-        events: [['$pageview', '2024-01-10T12:00:00Z', { browser: 'Firefox' }], ['$pageview', '2024-01-13T09:00:00Z', { browser: 'Firefox' }], ['purchase', '2024-01-13T10:00:00Z', { amount: 5.5 }]],
+        events: [
+          ['$pageview', '2024-01-10T12:00:00Z', { browser: 'Firefox' }],
+          ['$pageview', '2024-01-13T09:00:00Z', { browser: 'Firefox' }],
+          ['purchase', '2024-01-13T10:00:00Z', { amount: 5.5 }],
+        ],
       },
-      carol: { createdAt: '2024-01-12T00:00:00Z', events: [['$pageview', '2024-01-12T10:00:00Z'], ['$pageview', '2024-01-12T11:00:00Z']] },
+      carol: {
+        createdAt: '2024-01-12T00:00:00Z',
+        events: [
+          ['$pageview', '2024-01-12T10:00:00Z'],
+          ['$pageview', '2024-01-12T11:00:00Z'],
+        ],
+      },
     });
   });
   after(() => a.ctx.close());
@@ -39,10 +49,25 @@ describe('insights/trend', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.next, null);
     const [series] = res.body.result;
-    assert.deepEqual(series.action, { id: '$pageview', type: 'events', order: 0, name: '$pageview', custom_name: 'Views', math: 'dau', math_property: null });
+    assert.deepEqual(series.action, {
+      id: '$pageview',
+      type: 'events',
+      order: 0,
+      name: '$pageview',
+      custom_name: 'Views',
+      math: 'dau',
+      math_property: null,
+    });
     assert.equal(series.label, 'Views');
     assert.deepEqual(series.days, ['2024-01-09', '2024-01-10', '2024-01-11', '2024-01-12', '2024-01-13', '2024-01-14']);
-    assert.deepEqual(series.labels, ['9-Jan-2024', '10-Jan-2024', '11-Jan-2024', '12-Jan-2024', '13-Jan-2024', '14-Jan-2024']);
+    assert.deepEqual(series.labels, [
+      '9-Jan-2024',
+      '10-Jan-2024',
+      '11-Jan-2024',
+      '12-Jan-2024',
+      '13-Jan-2024',
+      '14-Jan-2024',
+    ]);
     assert.deepEqual(series.data, [0, 2, 1, 1, 1, 0]);
     assert.equal(series.count, 5);
     assert.equal(series.persons_urls.length, 6);
@@ -53,10 +78,19 @@ describe('insights/trend', () => {
   });
 
   it('counts events for math=total, several entities in order, and the same answer by POST', async () => {
-    const body = { events: [{ id: 'purchase', order: 1 }, { id: '$pageview', order: 0 }], ...week };
+    const body = {
+      events: [
+        { id: 'purchase', order: 1 },
+        { id: '$pageview', order: 0 },
+      ],
+      ...week,
+    };
     const res = await postInsight(a, 'trend', body);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result.map((s: { label: string }) => s.label), ['$pageview', 'purchase']);
+    assert.deepEqual(
+      res.body.result.map((s: { label: string }) => s.label),
+      ['$pageview', 'purchase'],
+    );
     assert.deepEqual(res.body.result[0].data, [0, 3, 1, 2, 1, 0]);
     assert.deepEqual(res.body.result[1].data, [0, 0, 0, 1, 1, 0]);
     assert.equal(res.body.result[1].action.order, 1);
@@ -66,7 +100,10 @@ describe('insights/trend', () => {
   });
 
   it('aggregates a property with math sum', async () => {
-    const res = await getInsight(a, 'trend', { events: [{ id: 'purchase', math: 'sum', math_property: 'amount' }], ...week });
+    const res = await getInsight(a, 'trend', {
+      events: [{ id: 'purchase', math: 'sum', math_property: 'amount' }],
+      ...week,
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.result[0].data, [0, 0, 0, 10, 5.5, 0]);
     assert.equal(res.body.result[0].count, 15.5);
@@ -76,7 +113,10 @@ describe('insights/trend', () => {
     const res = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: 'browser' });
     assert.equal(res.status, 200, res.text);
     // Firefox and the missing value tie on events; ties go by value.
-    assert.deepEqual(res.body.result.map((s: { breakdown_value: string }) => s.breakdown_value), ['Chrome', '', 'Firefox']);
+    assert.deepEqual(
+      res.body.result.map((s: { breakdown_value: string }) => s.breakdown_value),
+      ['Chrome', '', 'Firefox'],
+    );
     const [chrome, none, firefox] = res.body.result;
     assert.equal(chrome.label, '$pageview - Chrome');
     assert.deepEqual(chrome.data, [0, 1, 1, 0, 0, 0]);
@@ -84,12 +124,25 @@ describe('insights/trend', () => {
     assert.deepEqual(none.data, [0, 0, 0, 1, 0, 0]);
     assert.deepEqual(await linkedUuids(a, firefox.persons_urls[1].url), [p.bob.uuid]);
     assert.deepEqual(await linkedUuids(a, none.persons_urls[3].url), [p.carol.uuid]);
-    const limited = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: 'browser', breakdown_limit: '1' });
-    assert.deepEqual(limited.body.result.map((s: { breakdown_value: string }) => s.breakdown_value), ['Chrome']);
+    const limited = await getInsight(a, 'trend', {
+      events: pageviews('dau'),
+      ...week,
+      breakdown: 'browser',
+      breakdown_limit: '1',
+    });
+    assert.deepEqual(
+      limited.body.result.map((s: { breakdown_value: string }) => s.breakdown_value),
+      ['Chrome'],
+    );
   });
 
   it('breaks down by a person property and by cohorts', async () => {
-    const byPlan = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: 'plan', breakdown_type: 'person' });
+    const byPlan = await getInsight(a, 'trend', {
+      events: pageviews('dau'),
+      ...week,
+      breakdown: 'plan',
+      breakdown_type: 'person',
+    });
     assert.equal(byPlan.status, 200, byPlan.text);
     const pro = byPlan.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'pro');
     assert.deepEqual(pro.data, [0, 1, 1, 0, 0, 0]);
@@ -101,7 +154,12 @@ describe('insights/trend', () => {
     });
     assert.equal(cohort.statusCode, 201, cohort.body);
     const id = cohort.json().id;
-    const res = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: [id, 'all'], breakdown_type: 'cohort' });
+    const res = await getInsight(a, 'trend', {
+      events: pageviews('dau'),
+      ...week,
+      breakdown: [id, 'all'],
+      breakdown_type: 'cohort',
+    });
     assert.equal(res.status, 200, res.text);
     const [early, all] = res.body.result;
     assert.equal(early.breakdown_value, id);
@@ -109,7 +167,12 @@ describe('insights/trend', () => {
     assert.deepEqual(early.data, [0, 1, 1, 1, 0, 0]);
     assert.deepEqual(all.data, [0, 2, 1, 1, 1, 0]);
     assert.deepEqual(await linkedUuids(a, early.persons_urls[1].url), [p.alice.uuid]);
-    const unknown = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, breakdown: [999999], breakdown_type: 'cohort' });
+    const unknown = await getInsight(a, 'trend', {
+      events: pageviews('dau'),
+      ...week,
+      breakdown: [999999],
+      breakdown_type: 'cohort',
+    });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.attr, 'breakdown');
   });
@@ -125,26 +188,50 @@ describe('insights/trend', () => {
       assert.deepEqual(series.persons_urls, [series.persons]);
       assert.deepEqual(await linkedUuids(a, series.persons.url), sortedUuids(p.alice, p.bob, p.carol));
     }
-    const total = await getInsight(a, 'trend', { events: pageviews(), ...week, display: 'ActionsTable', breakdown: 'browser' });
-    assert.deepEqual(total.body.result.map((s: { aggregated_value: number }) => s.aggregated_value), [3, 2, 2]);
+    const total = await getInsight(a, 'trend', {
+      events: pageviews(),
+      ...week,
+      display: 'ActionsTable',
+      breakdown: 'browser',
+    });
+    assert.deepEqual(
+      total.body.result.map((s: { aggregated_value: number }) => s.aggregated_value),
+      [3, 2, 2],
+    );
   });
 
   it('runs totals for the cumulative display, each point linked to everyone since the range start', async () => {
-    const res = await getInsight(a, 'trend', { events: pageviews('dau'), ...week, display: 'ActionsLineGraphCumulative' });
+    const res = await getInsight(a, 'trend', {
+      events: pageviews('dau'),
+      ...week,
+      display: 'ActionsLineGraphCumulative',
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.result[0].data, [0, 2, 2, 3, 3, 3]);
-    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), sortedUuids(p.alice, p.bob, p.carol));
+    assert.deepEqual(
+      await linkedUuids(a, res.body.result[0].persons_urls[3].url),
+      sortedUuids(p.alice, p.bob, p.carol),
+    );
     const total = await getInsight(a, 'trend', { events: pageviews(), ...week, display: 'ActionsLineGraphCumulative' });
     assert.deepEqual(total.body.result[0].data, [0, 3, 4, 6, 7, 7]);
   });
 
   it('counts the trailing week for weekly_active, and refuses it by the hour', async () => {
-    const res = await getInsight(a, 'trend', { events: pageviews('weekly_active'), date_from: '2024-01-16', date_to: '2024-01-20' });
+    const res = await getInsight(a, 'trend', {
+      events: pageviews('weekly_active'),
+      date_from: '2024-01-16',
+      date_to: '2024-01-20',
+    });
     assert.equal(res.status, 200, res.text);
     // 16th: 10th..16th holds all three; 17th: 11th..17th too; 18th: 12th..18th carol and bob; 19th: bob only.
     assert.deepEqual(res.body.result[0].data, [3, 3, 2, 1, 0]);
     assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[3].url), [p.bob.uuid]);
-    const hourly = await getInsight(a, 'trend', { events: pageviews('weekly_active'), interval: 'hour', date_from: '2024-01-10', date_to: '2024-01-10' });
+    const hourly = await getInsight(a, 'trend', {
+      events: pageviews('weekly_active'),
+      interval: 'hour',
+      date_from: '2024-01-10',
+      date_to: '2024-01-10',
+    });
     assert.equal(hourly.status, 400);
     assert.equal(hourly.body.attr, 'interval');
   });
@@ -152,9 +239,15 @@ describe('insights/trend', () => {
   it('counts monthly actives over a range longer than one pass holds (64 days a pass)', async () => {
     // 101 days: three passes of 35 days each for monthly_active. Pageview days: alice Jan 10 and 11,
     // bob Jan 10 and 13, carol Jan 12; a person counts on each day from one of theirs to 29 after.
-    const res = await getInsight(a, 'trend', { events: pageviews('monthly_active'), date_from: '2023-12-01', date_to: '2024-03-10' });
+    const res = await getInsight(a, 'trend', {
+      events: pageviews('monthly_active'),
+      date_from: '2023-12-01',
+      date_to: '2024-03-10',
+    });
     assert.equal(res.status, 200, res.text);
-    const seen = [['2024-01-10', '2024-01-11'], ['2024-01-10', '2024-01-13'], ['2024-01-12']].map((days) => days.map((day) => Date.parse(day)));
+    const seen = [['2024-01-10', '2024-01-11'], ['2024-01-10', '2024-01-13'], ['2024-01-12']].map((days) =>
+      days.map((day) => Date.parse(day)),
+    );
     const DAY = 86_400_000;
     const expected = Array.from({ length: 101 }, (_, i) => {
       const on = Date.parse('2023-12-01') + i * DAY;
@@ -164,7 +257,10 @@ describe('insights/trend', () => {
     assert.deepEqual(res.body.result[0].data, expected);
     // Feb 9, the 71st day: alice's last day (Jan 11) + 29, in the range's third pass.
     assert.equal(res.body.result[0].days[70], '2024-02-09');
-    assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[70].url), sortedUuids(p.alice, p.bob, p.carol));
+    assert.deepEqual(
+      await linkedUuids(a, res.body.result[0].persons_urls[70].url),
+      sortedUuids(p.alice, p.bob, p.carol),
+    );
     assert.deepEqual(await linkedUuids(a, res.body.result[0].persons_urls[71].url), sortedUuids(p.bob, p.carol));
   });
 
@@ -173,8 +269,16 @@ describe('insights/trend', () => {
     assert.equal(weekly.status, 200, weekly.text);
     assert.deepEqual(weekly.body.result[0].days, ['2024-01-07', '2024-01-14']);
     assert.deepEqual(weekly.body.result[0].data, [3, 0]);
-    assert.deepEqual(await linkedUuids(a, weekly.body.result[0].persons_urls[0].url), sortedUuids(p.alice, p.bob, p.carol));
-    const hourly = await getInsight(a, 'trend', { events: pageviews(), interval: 'hour', date_from: '2024-01-12 09:00', date_to: '2024-01-12 11:00' });
+    assert.deepEqual(
+      await linkedUuids(a, weekly.body.result[0].persons_urls[0].url),
+      sortedUuids(p.alice, p.bob, p.carol),
+    );
+    const hourly = await getInsight(a, 'trend', {
+      events: pageviews(),
+      interval: 'hour',
+      date_from: '2024-01-12 09:00',
+      date_to: '2024-01-12 11:00',
+    });
     assert.equal(hourly.status, 200, hourly.text);
     assert.deepEqual(hourly.body.result[0].days, ['2024-01-12 09:00:00', '2024-01-12 10:00:00', '2024-01-12 11:00:00']);
     assert.deepEqual(hourly.body.result[0].labels, ['12-Jan-2024 09:00', '12-Jan-2024 10:00', '12-Jan-2024 11:00']);
@@ -195,9 +299,16 @@ describe('insights/trend', () => {
   });
 
   it('answers lifecycle: four status series, dormant negative, linked with target_date and lifecycle_type', async () => {
-    const res = await getInsight(a, 'trend', { events: pageviews(), date_from: '2024-01-10', date_to: '2024-01-14', shown_as: 'Lifecycle' });
+    const res = await getInsight(a, 'trend', {
+      events: pageviews(),
+      date_from: '2024-01-10',
+      date_to: '2024-01-14',
+      shown_as: 'Lifecycle',
+    });
     assert.equal(res.status, 200, res.text);
-    const byStatus = Object.fromEntries(res.body.result.map((s: { status: string; data: number[] }) => [s.status, s.data]));
+    const byStatus = Object.fromEntries(
+      res.body.result.map((s: { status: string; data: number[] }) => [s.status, s.data]),
+    );
     assert.deepEqual(Object.keys(byStatus), ['new', 'returning', 'resurrecting', 'dormant']);
     // alice (created 1st): 10th resurrecting, 11th returning; bob (created 10th): 10th new, 13th resurrecting; carol: 12th new.
     assert.deepEqual(byStatus.new, [1, 0, 1, 0, 0]);
@@ -212,13 +323,26 @@ describe('insights/trend', () => {
   });
 
   it('answers lifecycle alike over a range longer than one day mask (63 days) holds', async () => {
-    const short = await getInsight(a, 'trend', { events: pageviews(), date_from: '2024-01-10', date_to: '2024-01-14', shown_as: 'Lifecycle' });
-    const long = await getInsight(a, 'trend', { events: pageviews(), date_from: '2023-11-01', date_to: '2024-01-14', shown_as: 'Lifecycle' });
+    const short = await getInsight(a, 'trend', {
+      events: pageviews(),
+      date_from: '2024-01-10',
+      date_to: '2024-01-14',
+      shown_as: 'Lifecycle',
+    });
+    const long = await getInsight(a, 'trend', {
+      events: pageviews(),
+      date_from: '2023-11-01',
+      date_to: '2024-01-14',
+      shown_as: 'Lifecycle',
+    });
     assert.equal(long.status, 200, long.text);
     for (const [i, series] of long.body.result.entries()) {
       assert.equal(series.data.length, 75);
       assert.deepEqual(series.data.slice(-5), short.body.result[i].data, series.status);
-      assert.ok(series.data.slice(0, -5).every((value: number) => value === 0), series.status);
+      assert.ok(
+        series.data.slice(0, -5).every((value: number) => value === 0),
+        series.status,
+      );
     }
   });
 
@@ -258,12 +382,18 @@ describe('insights/trend', () => {
     const params = { events: [{ id: 'fresh', math: 'dau' }], date_from: '2024-01-20', date_to: '2024-01-20' };
     const before = await getInsight(a, 'trend', params, project.id);
     assert.deepEqual(before.body.result[0].data, [0]);
-    const captured = await post(a.ctx.app, '/batch/', { api_key: project.api_token, batch: [{ event: 'fresh', distinct_id: 'newcomer', timestamp: '2024-01-20T09:00:00Z' }] });
+    const captured = await post(a.ctx.app, '/batch/', {
+      api_key: project.api_token,
+      batch: [{ event: 'fresh', distinct_id: 'newcomer', timestamp: '2024-01-20T09:00:00Z' }],
+    });
     assert.equal(captured.statusCode, 200, captured.body);
     const after = await getInsight(a, 'trend', params, project.id);
     assert.deepEqual(after.body.result[0].data, [1]);
     const linked = await followLink(a, after.body.result[0].persons_urls[0].url);
-    assert.deepEqual(linked.body.results[0].people.map((person: { distinct_ids: string[] }) => person.distinct_ids), [['newcomer']]);
+    assert.deepEqual(
+      linked.body.results[0].people.map((person: { distinct_ids: string[] }) => person.distinct_ids),
+      [['newcomer']],
+    );
   });
 
   it('links only to paths the same key can read', async () => {

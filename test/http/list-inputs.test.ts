@@ -21,14 +21,43 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
   after(() => ctx.close());
 
   const call = (method: 'POST' | 'PATCH', url: string, payload?: unknown) =>
-    ctx.app.inject({ method, url, headers: { ...tenant.headers, 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+    ctx.app.inject({
+      method,
+      url,
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
   const personsUrl = () => `/api/projects/${tenant.project.id}/persons`;
   // The tenant's rows (its project's, its organization's): on Citus a count names its shard.
   const count = async (table: 'persons' | 'cohorts' | 'cohort_people') =>
-    Number((await ctx.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', tenant.project.id).executeTakeFirstOrThrow()).n);
-  const countAll = async (table: 'personal_api_keys') => Number((await ctx.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await ctx.deps.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('team_id', '=', tenant.project.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const countAll = async (table: 'personal_api_keys') =>
+    Number(
+      (
+        await ctx.deps.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const activity = async () =>
-    Number((await ctx.deps.db.selectFrom('activity_log').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', tenant.organization.id).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await ctx.deps.db
+          .selectFrom('activity_log')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('organization_id', '=', tenant.organization.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const snapshot = async () => ({
     persons: await count('persons'),
     cohorts: await count('cohorts'),
@@ -41,7 +70,11 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
     const before = await snapshot();
     const response = await call(method, url, payload);
     assert.equal(response.statusCode, 400, `${JSON.stringify(payload)} → ${response.statusCode} ${response.body}`);
-    assert.deepEqual(response.json(), { type: 'validation_error', code: 'invalid_input', detail, attr }, JSON.stringify(payload));
+    assert.deepEqual(
+      response.json(),
+      { type: 'validation_error', code: 'invalid_input', detail, attr },
+      JSON.stringify(payload),
+    );
     assert.deepEqual(await snapshot(), before, `nothing written for ${JSON.stringify(payload)}`);
   }
 
@@ -53,7 +86,13 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
     }
     for (const item of [[1], ['d-one'], [['d-one']], { d: 'd-one' }, null, true, false]) {
       await refused('POST', url, { distinct_ids: [item] }, 'distinct_ids.0', 'Not a valid string.');
-      await refused('POST', url, { distinct_ids: ['d-two', item], ids: [two.id] }, 'distinct_ids.1', 'Not a valid string.');
+      await refused(
+        'POST',
+        url,
+        { distinct_ids: ['d-two', item], ids: [two.id] },
+        'distinct_ids.1',
+        'Not a valid string.',
+      );
     }
     // Scalars are still read as before: numbers, ids as text, distinct ids given as numbers.
     const kept = await call('POST', url, { ids: [999999, '999998'], distinct_ids: [123, 'nobody'] });
@@ -83,13 +122,33 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
   it('cohorts: distinct_ids of a static cohort, on create and on update', async () => {
     const url = `/api/projects/${tenant.project.id}/cohorts/`;
     for (const item of [['d-one'], [1], { id: 'd-one' }, null, true]) {
-      await refused('POST', url, { name: 'Nested', is_static: true, distinct_ids: [item] }, 'distinct_ids.0', 'Not a valid string.');
+      await refused(
+        'POST',
+        url,
+        { name: 'Nested', is_static: true, distinct_ids: [item] },
+        'distinct_ids.0',
+        'Not a valid string.',
+      );
     }
     const created = await call('POST', url, { name: 'Static', is_static: true, distinct_ids: ['d-two'] });
     assert.equal(created.statusCode, 201, created.body);
-    await refused('PATCH', `${url}${created.json().id}/`, { distinct_ids: ['d-one', ['d-one']] }, 'distinct_ids.1', 'Not a valid string.');
-    const members = await ctx.deps.db.selectFrom('cohort_people').select('person_id').where('team_id', '=', tenant.project.id).where('cohort_id', '=', created.json().id).execute();
-    assert.deepEqual(members.map((member) => member.person_id), [two.id]);
+    await refused(
+      'PATCH',
+      `${url}${created.json().id}/`,
+      { distinct_ids: ['d-one', ['d-one']] },
+      'distinct_ids.1',
+      'Not a valid string.',
+    );
+    const members = await ctx.deps.db
+      .selectFrom('cohort_people')
+      .select('person_id')
+      .where('team_id', '=', tenant.project.id)
+      .where('cohort_id', '=', created.json().id)
+      .execute();
+    assert.deepEqual(
+      members.map((member) => member.person_id),
+      [two.id],
+    );
   });
 
   it('personal API keys: scopes, scoped_organizations and scoped_teams', async () => {
@@ -99,7 +158,13 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
       await refused('POST', url, { ...valid, scopes: [item] }, 'scopes.0', 'Not a valid string.');
     }
     for (const item of [[tenant.organization.id], { id: tenant.organization.id }, null]) {
-      await refused('POST', url, { ...valid, scoped_organizations: [tenant.organization.id, item] }, 'scoped_organizations.1', 'Not a valid string.');
+      await refused(
+        'POST',
+        url,
+        { ...valid, scoped_organizations: [tenant.organization.id, item] },
+        'scoped_organizations.1',
+        'Not a valid string.',
+      );
     }
     for (const item of [[tenant.project.id], null, false]) {
       await refused('POST', url, { ...valid, scoped_teams: [item] }, 'scoped_teams.0', 'A valid integer is required.');
@@ -113,7 +178,21 @@ describe('list-of-ids inputs refuse items that are not scalars of their type', (
     const url = `/api/projects/${tenant.project.id}/cohorts/`;
     await refused('POST', url, { name: ['Nested'] }, 'name', 'Not a valid string.');
     await refused('POST', url, { name: 'Flag', is_static: [true] }, 'is_static', 'Must be a valid boolean.');
-    await refused('POST', `${personsUrl()}/bulk_delete/`, { ids: [two.id], delete_events: [true] }, 'delete_events', 'Must be a valid boolean.');
-    assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', tenant.project.id).where('id', '=', two.id).executeTakeFirst(), 'still there');
+    await refused(
+      'POST',
+      `${personsUrl()}/bulk_delete/`,
+      { ids: [two.id], delete_events: [true] },
+      'delete_events',
+      'Must be a valid boolean.',
+    );
+    assert.ok(
+      await ctx.deps.db
+        .selectFrom('persons')
+        .select('id')
+        .where('team_id', '=', tenant.project.id)
+        .where('id', '=', two.id)
+        .executeTakeFirst(),
+      'still there',
+    );
   });
 });

@@ -19,7 +19,8 @@ async function documentOf(ctx: TestContext): Promise<Json> {
   return res.json();
 }
 
-const parametersOf = (doc: Json, operation: Json) => ((operation.parameters as Json[] | undefined) ?? []).map((p) => deref(doc, p));
+const parametersOf = (doc: Json, operation: Json) =>
+  ((operation.parameters as Json[] | undefined) ?? []).map((p) => deref(doc, p));
 
 describe('the API document', () => {
   let ctx: TestContext;
@@ -41,15 +42,37 @@ describe('the API document', () => {
 
   it('names the success schemas and shares them through components', () => {
     const schemas = (doc.components as Json).schemas as Json;
-    for (const name of ['Person', 'PersonList', 'Role', 'RoleList', 'RoleMembership', 'OrganizationMember', 'UserBasic', 'Cohort', 'PersonsViewResult', 'RetentionResult', 'PropertiesTimeline', 'Error']) {
+    for (const name of [
+      'Person',
+      'PersonList',
+      'Role',
+      'RoleList',
+      'RoleMembership',
+      'OrganizationMember',
+      'UserBasic',
+      'Cohort',
+      'PersonsViewResult',
+      'RetentionResult',
+      'PropertiesTimeline',
+      'Error',
+    ]) {
       assert.ok(schemas[name], `${name} in ${Object.keys(schemas).join(', ')}`);
     }
     const paths = doc.paths as Record<string, Record<string, Json>>;
-    const answer = (path: string, method: string, status = '200') => ((paths[path][method].responses as Json)[status] as Json).content as Record<string, Json>;
-    assert.deepEqual(answer('/api/projects/{project_id}/persons/', 'get')['application/json'].schema, { $ref: '#/components/schemas/PersonList' });
-    assert.deepEqual(answer('/api/projects/{project_id}/persons/trends/', 'get')['application/json'].schema, { $ref: '#/components/schemas/PersonsViewResult' });
+    const answer = (path: string, method: string, status = '200') =>
+      ((paths[path][method].responses as Json)[status] as Json).content as Record<string, Json>;
+    assert.deepEqual(answer('/api/projects/{project_id}/persons/', 'get')['application/json'].schema, {
+      $ref: '#/components/schemas/PersonList',
+    });
+    assert.deepEqual(answer('/api/projects/{project_id}/persons/trends/', 'get')['application/json'].schema, {
+      $ref: '#/components/schemas/PersonsViewResult',
+    });
     // A Role embeds its memberships by reference, not by copy.
-    assert.deepEqual(((schemas.Role as Json).properties as Json).members, { type: 'array', items: { $ref: '#/components/schemas/RoleMembership' }, description: (((schemas.Role as Json).properties as Json).members as Json).description });
+    assert.deepEqual(((schemas.Role as Json).properties as Json).members, {
+      type: 'array',
+      items: { $ref: '#/components/schemas/RoleMembership' },
+      description: (((schemas.Role as Json).properties as Json).members as Json).description,
+    });
   });
 
   it('shows a property filter with an AND/OR group and a cohort filter wherever properties is taken', () => {
@@ -82,7 +105,8 @@ describe('the API document', () => {
   });
 
   it('explains that the trends date_from names one bucket', () => {
-    const trends = (doc.paths as Record<string, Record<string, Json>>)['/api/projects/{project_id}/persons/trends/'].get;
+    const trends = (doc.paths as Record<string, Record<string, Json>>)['/api/projects/{project_id}/persons/trends/']
+      .get;
     const dateFrom = parametersOf(doc, trends).find((p) => p.name === 'date_from');
     assert.match(String(dateFrom?.description), /bucket/);
     assert.match(String(dateFrom?.description), /-7d/);
@@ -93,8 +117,14 @@ describe('the API document', () => {
     const batch = (doc.paths as Record<string, Record<string, Json>>)['/batch'].post;
     const content = deref(doc, batch.requestBody).content as Record<string, Json>;
     const examples = content['application/json'].examples as Record<string, { value: Json }>;
-    assert.ok(Object.values(examples).some((example) => Array.isArray(example.value.batch)), 'a batch object');
-    assert.ok(Object.values(examples).some((example) => typeof example.value.event === 'string'), 'a single event');
+    assert.ok(
+      Object.values(examples).some((example) => Array.isArray(example.value.batch)),
+      'a batch object',
+    );
+    assert.ok(
+      Object.values(examples).some((example) => typeof example.value.event === 'string'),
+      'a single event',
+    );
     assert.ok(content['application/x-www-form-urlencoded'], 'form data=');
   });
 
@@ -112,40 +142,76 @@ describe('the documentation check', () => {
   it('refuses a route that explains nothing, and passes one written with describe()', async () => {
     const app = Fastify();
     await registerOpenApi(app);
-    app.get('/api/things/:thing_id/', {
-      schema: { params: Type.Object({ thing_id: Type.String() }), querystring: Type.Object({ q: Type.Optional(Type.String()) }), response: { 200: Type.Object({ a: Type.String() }) } },
-      config: { access: { scopes: ['thing:read'] } },
-    }, async () => ({ a: 'x' }));
+    app.get(
+      '/api/things/:thing_id/',
+      {
+        schema: {
+          params: Type.Object({ thing_id: Type.String() }),
+          querystring: Type.Object({ q: Type.Optional(Type.String()) }),
+          response: { 200: Type.Object({ a: Type.String() }) },
+        },
+        config: { access: { scopes: ['thing:read'] } },
+      },
+      async () => ({ a: 'x' }),
+    );
     app.post('/api/things/', { schema: { body: Type.Object({ name: Type.String() }) } }, async () => ({}));
     // Explained, but a list answer without its paging and JSON parameters without (valid) examples.
-    const ThingList = Type.Object({ results: Type.Array(Type.String({ description: 'A name.' }), { description: 'The names.' }) }, { title: 'ThingList', description: 'Things.' });
-    app.get('/api/thing_names/', {
-      schema: {
-        ...describeRoute({ tag: 'projects', summary: 'List thing names', description: 'Every name.', returns: 'The names' }),
-        querystring: Type.Object({
-          filter: Type.Optional(Type.String({ description: 'A JSON list of names.' })),
-          order: Type.Optional(Type.String({ description: 'JSON: a list of keys.', examples: ['[name'] })),
-        }),
-        response: { 200: ThingList },
+    const ThingList = Type.Object(
+      { results: Type.Array(Type.String({ description: 'A name.' }), { description: 'The names.' }) },
+      { title: 'ThingList', description: 'Things.' },
+    );
+    app.get(
+      '/api/thing_names/',
+      {
+        schema: {
+          ...describeRoute({
+            tag: 'projects',
+            summary: 'List thing names',
+            description: 'Every name.',
+            returns: 'The names',
+          }),
+          querystring: Type.Object({
+            filter: Type.Optional(Type.String({ description: 'A JSON list of names.' })),
+            order: Type.Optional(Type.String({ description: 'JSON: a list of keys.', examples: ['[name'] })),
+          }),
+          response: { 200: ThingList },
+        },
+        config: { access: { scopes: ['thing:read'] } },
       },
-      config: { access: { scopes: ['thing:read'] } },
-    }, async () => ({ results: [] }));
-    const Thing = Type.Object({ name: Type.String({ description: 'Its name.' }) }, { title: 'Thing', description: 'A thing.' });
-    app.get('/api/things/', {
-      schema: {
-        ...describeRoute({ tag: 'projects', summary: 'List things', description: 'Every thing.', returns: 'The things' }),
-        querystring: Type.Object({
-          q: Type.Optional(Type.String({ description: 'Narrows them.' })),
-          names: Type.Optional(Type.String({ description: 'A JSON list of names.', examples: ['["a"]'] })),
-        }),
-        response: { 200: Thing },
+      async () => ({ results: [] }),
+    );
+    const Thing = Type.Object(
+      { name: Type.String({ description: 'Its name.' }) },
+      { title: 'Thing', description: 'A thing.' },
+    );
+    app.get(
+      '/api/things/',
+      {
+        schema: {
+          ...describeRoute({
+            tag: 'projects',
+            summary: 'List things',
+            description: 'Every thing.',
+            returns: 'The things',
+          }),
+          querystring: Type.Object({
+            q: Type.Optional(Type.String({ description: 'Narrows them.' })),
+            names: Type.Optional(Type.String({ description: 'A JSON list of names.', examples: ['["a"]'] })),
+          }),
+          response: { 200: Thing },
+        },
+        config: { access: { scopes: ['thing:read'] } },
       },
-      config: { access: { scopes: ['thing:read'] } },
-    }, async () => ({ name: 'x' }));
+      async () => ({ name: 'x' }),
+    );
     await app.ready();
     const document = app.swagger() as unknown as Json;
     const findings = undocumented(document);
-    assert.deepEqual((document.tags as Json[]).map((tag) => tag.name), ['projects'], 'only the groups in use are listed');
+    assert.deepEqual(
+      (document.tags as Json[]).map((tag) => tag.name),
+      ['projects'],
+      'only the groups in use are listed',
+    );
     await app.close();
     for (const expected of [
       'GET /api/things/{thing_id}/: no summary',
@@ -164,7 +230,10 @@ describe('the documentation check', () => {
     ]) {
       assert.ok(findings.includes(expected), `${expected} in ${findings.join('\n')}`);
     }
-    assert.deepEqual(findings.filter((finding) => finding.startsWith('GET /api/things/: ') || finding.startsWith('schema Thing')), []);
+    assert.deepEqual(
+      findings.filter((finding) => finding.startsWith('GET /api/things/: ') || finding.startsWith('schema Thing')),
+      [],
+    );
   });
 });
 
@@ -183,23 +252,47 @@ describe('serializing through the response schemas', () => {
       },
     });
     tenant = await makeTenant(ctx.deps.db);
-    const event = (name: string, distinctId: string, timestamp: string, properties: Json = {}) => ({ event: name, distinct_id: distinctId, timestamp, properties });
-    const capture = await ctx.app.inject({ method: 'POST', url: '/batch/', payload: { api_key: tenant.project.api_token, batch: [
-      event('$pageview', 'ada', '2026-03-09T10:00:00Z', { $current_url: 'https://example.com/pricing', $set: { email: 'ada@example.com', name: 'Ada', plan: 'pro' } }),
-      event('clicked', 'ada', '2026-03-09T10:05:00Z', { button: 'buy' }),
-      event('signed up', 'ada', '2026-03-09T10:10:00Z'),
-      event('$pageview', 'bob', '2026-03-09T11:00:00Z', { $current_url: 'https://example.com/', $set: { email: 'bob@example.org' } }),
-    ] } });
+    const event = (name: string, distinctId: string, timestamp: string, properties: Json = {}) => ({
+      event: name,
+      distinct_id: distinctId,
+      timestamp,
+      properties,
+    });
+    const capture = await ctx.app.inject({
+      method: 'POST',
+      url: '/batch/',
+      payload: {
+        api_key: tenant.project.api_token,
+        batch: [
+          event('$pageview', 'ada', '2026-03-09T10:00:00Z', {
+            $current_url: 'https://example.com/pricing',
+            $set: { email: 'ada@example.com', name: 'Ada', plan: 'pro' },
+          }),
+          event('clicked', 'ada', '2026-03-09T10:05:00Z', { button: 'buy' }),
+          event('signed up', 'ada', '2026-03-09T10:10:00Z'),
+          event('$pageview', 'bob', '2026-03-09T11:00:00Z', {
+            $current_url: 'https://example.com/',
+            $set: { email: 'bob@example.org' },
+          }),
+        ],
+      },
+    });
     assert.equal(capture.statusCode, 200, capture.body);
   });
   after(() => ctx.close());
 
   it('answers every field the handlers return, on every view and list', async () => {
     const base = `/api/projects/${tenant.project.id}/persons`;
-    const persons = (await ctx.app.inject({ method: 'GET', url: `${base}/`, headers: tenant.headers })).json().results as { id: number; uuid: string }[];
+    const persons = (await ctx.app.inject({ method: 'GET', url: `${base}/`, headers: tenant.headers })).json()
+      .results as { id: number; uuid: string }[];
     assert.equal(persons.length, 2);
     const pageview = encodeURIComponent(JSON.stringify([{ id: '$pageview' }]));
-    const funnel = encodeURIComponent(JSON.stringify([{ id: '$pageview', order: 0 }, { id: 'signed up', order: 1 }]));
+    const funnel = encodeURIComponent(
+      JSON.stringify([
+        { id: '$pageview', order: 0 },
+        { id: 'signed up', order: 1 },
+      ]),
+    );
     const clicked = encodeURIComponent(JSON.stringify({ id: 'clicked', type: 'events' }));
     const withPeople = [
       `${base}/trends/?events=${pageview}&entity_id=$pageview&entity_type=events&date_from=2026-03-09`,
@@ -250,15 +343,31 @@ describe('the documented examples', () => {
   before(async () => {
     ctx = await setupTestApp();
     tenant = await makeTenant(ctx.deps.db);
-    const person = (distinctId: string, set: Json) => ({ event: '$pageview', distinct_id: distinctId, properties: { $set: set } });
-    const capture = await ctx.app.inject({ method: 'POST', url: '/batch/', payload: { api_key: tenant.project.api_token, batch: [
-      person('ada', { email: 'ada@example.com', plan: 'pro' }),
-      person('bob', { email: 'bob@example.org', plan: 'pro' }),
-      person('cy', { email: 'cy@example.com', plan: 'free' }),
-      person('di', { email: 'di@example.com', plan: 'free' }),
-    ] } });
+    const person = (distinctId: string, set: Json) => ({
+      event: '$pageview',
+      distinct_id: distinctId,
+      properties: { $set: set },
+    });
+    const capture = await ctx.app.inject({
+      method: 'POST',
+      url: '/batch/',
+      payload: {
+        api_key: tenant.project.api_token,
+        batch: [
+          person('ada', { email: 'ada@example.com', plan: 'pro' }),
+          person('bob', { email: 'bob@example.org', plan: 'pro' }),
+          person('cy', { email: 'cy@example.com', plan: 'free' }),
+          person('di', { email: 'di@example.com', plan: 'free' }),
+        ],
+      },
+    });
     assert.equal(capture.statusCode, 200, capture.body);
-    const cohort = await ctx.app.inject({ method: 'POST', url: `/api/projects/${tenant.project.id}/cohorts/`, headers: tenant.headers, payload: { name: 'Invited', is_static: true, distinct_ids: ['cy'] } });
+    const cohort = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/projects/${tenant.project.id}/cohorts/`,
+      headers: tenant.headers,
+      payload: { name: 'Invited', is_static: true, distinct_ids: ['cy'] },
+    });
     assert.equal(cohort.statusCode, 201, cohort.body);
     cohortId = cohort.json().id;
     doc = await documentOf(ctx);
@@ -266,7 +375,8 @@ describe('the documented examples', () => {
   after(() => ctx.close());
 
   // The examples name cohort 12; this project's cohort stands in for it.
-  const exampleOf = (parameter: Json) => String(parameterExample(parameter)).replace(/"value":12,"type":"cohort"/g, `"value":${cohortId},"type":"cohort"`);
+  const exampleOf = (parameter: Json) =>
+    String(parameterExample(parameter)).replace(/"value":12,"type":"cohort"/g, `"value":${cohortId},"type":"cohort"`);
 
   it('answers every project GET called with all of its documented query examples at once', async () => {
     let called = 0;
@@ -274,10 +384,15 @@ describe('the documented examples', () => {
       if (method !== 'get' || !path.startsWith('/api/projects/{project_id}/') || path.includes('{id}')) continue;
       const query = new URLSearchParams();
       for (const parameter of parametersOf(doc, operation)) {
-        if (parameter.in === 'query' && parameter.name !== 'format' && parameterExample(parameter) !== undefined) query.set(String(parameter.name), exampleOf(parameter));
+        if (parameter.in === 'query' && parameter.name !== 'format' && parameterExample(parameter) !== undefined)
+          query.set(String(parameter.name), exampleOf(parameter));
       }
       if (query.size === 0) continue;
-      const res = await ctx.app.inject({ method: 'GET', url: `${path.replace('{project_id}', String(tenant.project.id))}?${query}`, headers: tenant.headers });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `${path.replace('{project_id}', String(tenant.project.id))}?${query}`,
+        headers: tenant.headers,
+      });
       assert.equal(res.statusCode, 200, `${label}?${query}: ${res.body}`);
       called += 1;
     }
@@ -287,7 +402,11 @@ describe('the documented examples', () => {
   it('means what it says: the property filter example keeps @example.com persons on a paid plan or in the cohort', async () => {
     const list = (doc.paths as Record<string, Record<string, Json>>)['/api/projects/{project_id}/persons/'].get;
     const properties = parametersOf(doc, list).find((p) => p.name === 'properties') as Json;
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}/persons/?properties=${encodeURIComponent(exampleOf(properties))}`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/projects/${tenant.project.id}/persons/?properties=${encodeURIComponent(exampleOf(properties))}`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const emails = (res.json().results as { properties: Json }[]).map((p) => p.properties.email).sort();
     assert.deepEqual(emails, ['ada@example.com', 'cy@example.com']);

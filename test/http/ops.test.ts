@@ -45,14 +45,33 @@ describe('operations endpoints', () => {
     const text = res.body;
     assert.match(text, /^herd_http_requests_total\{method="GET",route="\/api\/projects\/",status="200"\} 1$/m);
     assert.match(text, /^herd_http_requests_total\{method="GET",route="\/api\/projects\/",status="401"\} 1$/m);
-    assert.match(text, /^herd_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/projects\/",status="200"\} \d+$/m);
-    assert.match(text, /^herd_http_request_duration_seconds_count\{method="GET",route="\/api\/projects\/",status="200"\} 1$/m);
-    assert.match(text, /^herd_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/projects\/",status="200"\} 1$/m);
-    assert.match(text, /^herd_http_request_duration_seconds_sum\{method="GET",route="\/api\/projects\/",status="200"\} \d/m);
+    assert.match(
+      text,
+      /^herd_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/projects\/",status="200"\} \d+$/m,
+    );
+    assert.match(
+      text,
+      /^herd_http_request_duration_seconds_count\{method="GET",route="\/api\/projects\/",status="200"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^herd_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/projects\/",status="200"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^herd_http_request_duration_seconds_sum\{method="GET",route="\/api\/projects\/",status="200"\} \d/m,
+    );
     // Buckets are cumulative: each holds at least what the one before it does.
-    const buckets = [...text.matchAll(/^herd_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/api\/projects\/",status="401"\} (\d+)$/gm)].map((match) => Number(match[1]));
+    const buckets = [
+      ...text.matchAll(
+        /^herd_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/api\/projects\/",status="401"\} (\d+)$/gm,
+      ),
+    ].map((match) => Number(match[1]));
     assert.equal(buckets.length, 12);
-    assert.deepEqual(buckets, [...buckets].sort((a, b) => a - b));
+    assert.deepEqual(
+      buckets,
+      [...buckets].sort((a, b) => a - b),
+    );
     assert.equal(buckets.at(-1), 1);
     assert.match(text, /^# TYPE herd_http_request_duration_seconds histogram$/m);
     assert.match(text, /^process_cpu_user_seconds_total /m);
@@ -90,7 +109,11 @@ describe('operations endpoints', () => {
   });
 
   it('sends security headers and a request id', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/projects/', headers: { ...tenant.headers, 'x-request-id': 'req-123' } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/projects/',
+      headers: { ...tenant.headers, 'x-request-id': 'req-123' },
+    });
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.ok(res.headers['strict-transport-security']);
     assert.ok(res.headers['x-frame-options']);

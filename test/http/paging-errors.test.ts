@@ -46,7 +46,11 @@ describe('paging parameters out of range', () => {
     for (const list of lists) {
       for (const text of ['abc', '1.5', '1e3', '0x10', '%205', '%2B5', '1-']) {
         const res = await get(`${list}?limit=${text}&offset=0`);
-        assert.deepEqual(res.json(), refusal('A valid integer greater than or equal to 1 is required.', 'limit'), `${list}?limit=${text}`);
+        assert.deepEqual(
+          res.json(),
+          refusal('A valid integer greater than or equal to 1 is required.', 'limit'),
+          `${list}?limit=${text}`,
+        );
       }
       const offset = await get(`${list}?offset=x`);
       assert.deepEqual(offset.json(), refusal('A valid integer greater than or equal to 0 is required.', 'offset'));
@@ -64,7 +68,10 @@ describe('paging parameters out of range', () => {
 
   it('the analytical views say the range of a limit sent in a POST body too', async () => {
     const res = await ctx.app.inject({
-      method: 'POST', url: `/api/projects/${tenant.project.id}/persons/funnel/`, headers: tenant.headers, payload: { limit: 'many' },
+      method: 'POST',
+      url: `/api/projects/${tenant.project.id}/persons/funnel/`,
+      headers: tenant.headers,
+      payload: { limit: 'many' },
     });
     assert.deepEqual(res.json(), refusal('A valid integer greater than or equal to 1 is required.', 'limit'));
   });

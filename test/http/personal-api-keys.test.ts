@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeOrganization, makeProject, makeTenant, makeUser, type Tenant } from '../helpers/factories.ts';
+import {
+  bearer,
+  makeKey,
+  makeOrganization,
+  makeProject,
+  makeTenant,
+  makeUser,
+  type Tenant,
+} from '../helpers/factories.ts';
 
 describe('personal API keys', () => {
   let ctx: TestContext;
@@ -40,13 +48,20 @@ describe('personal API keys', () => {
     assert.equal(listed.value, null);
     assert.ok(!list.body.includes(key.value), 'the raw value never shows again');
 
-    const stored = await ctx.deps.db.selectFrom('personal_api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    const stored = await ctx.deps.db
+      .selectFrom('personal_api_keys')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     assert.notEqual(stored.secure_value, key.value);
     assert.equal(stored.secure_value, crypto.createHash('sha256').update(key.value).digest('hex'));
 
     // The new key authenticates, and has only what it was given.
     const own = bearer(key.value);
-    assert.equal((await get('/api/personal_api_keys/', own)).json().detail, "API key missing required scope 'personal_api_key:read'");
+    assert.equal(
+      (await get('/api/personal_api_keys/', own)).json().detail,
+      "API key missing required scope 'personal_api_key:read'",
+    );
   });
 
   it('validates label and scopes', async () => {
@@ -69,7 +84,12 @@ describe('personal API keys', () => {
       assert.equal(res.json().code, code, JSON.stringify(body));
     }
     const invalid = await create({ label: 'x', scopes: ['person:read', 'bogus:read'] });
-    assert.deepEqual(invalid.json(), { type: 'validation_error', code: 'invalid_input', detail: 'Invalid scope: bogus:read', attr: 'scopes' });
+    assert.deepEqual(invalid.json(), {
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Invalid scope: bogus:read',
+      attr: 'scopes',
+    });
     const badOrg = await create({ label: 'x', scopes: ['*'], scoped_organizations: ['nope'] });
     assert.equal(badOrg.json().detail, 'Invalid organization UUID');
   });
@@ -78,7 +98,12 @@ describe('personal API keys', () => {
     for (const item of [true, [tenant.project.id]]) {
       const res = await create({ label: 'x', scopes: ['*'], scoped_teams: [tenant.project.id, item] });
       assert.equal(res.statusCode, 400, `${JSON.stringify(item)}: ${res.body}`);
-      assert.deepEqual(res.json(), { type: 'validation_error', code: 'invalid_input', detail: 'A valid integer is required.', attr: 'scoped_teams.1' });
+      assert.deepEqual(res.json(), {
+        type: 'validation_error',
+        code: 'invalid_input',
+        detail: 'A valid integer is required.',
+        attr: 'scoped_teams.1',
+      });
     }
     const text = await create({ label: 'x', scopes: ['*'], scoped_teams: [String(tenant.project.id)] });
     assert.equal(text.statusCode, 201, text.body);
@@ -91,7 +116,9 @@ describe('personal API keys', () => {
     const org = await create({ label: 'x', scopes: ['*'], scoped_organizations: [other.organization.id] });
     assert.equal(org.statusCode, 400);
     assert.deepEqual(org.json(), {
-      type: 'validation_error', code: 'invalid_input', attr: 'scoped_organizations',
+      type: 'validation_error',
+      code: 'invalid_input',
+      attr: 'scoped_organizations',
       detail: 'You must be a member of all organizations that you are scoping the key to.',
     });
     const team = await create({ label: 'x', scopes: ['*'], scoped_teams: [other.project.id] });
@@ -100,14 +127,21 @@ describe('personal API keys', () => {
     assert.equal(team.json().attr, 'scoped_teams');
 
     const project = await makeProject(ctx.deps.db, tenant.organization);
-    const ok = await create({ label: 'scoped', scopes: ['*'], scoped_organizations: [tenant.organization.id.toUpperCase()], scoped_teams: [project.id] });
+    const ok = await create({
+      label: 'scoped',
+      scopes: ['*'],
+      scoped_organizations: [tenant.organization.id.toUpperCase()],
+      scoped_teams: [project.id],
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     assert.deepEqual(ok.json().scoped_organizations, [tenant.organization.id]);
     assert.deepEqual(ok.json().scoped_teams, [project.id]);
   });
 
   it('a key never mints a key broader than itself', async () => {
-    const narrow = bearer(await makeKey(ctx.deps.db, tenant.owner, { scopes: ['personal_api_key:write', 'person:read'] }));
+    const narrow = bearer(
+      await makeKey(ctx.deps.db, tenant.owner, { scopes: ['personal_api_key:write', 'person:read'] }),
+    );
     const broader = await create({ label: 'x', scopes: ['*'] }, narrow);
     assert.equal(broader.statusCode, 403);
     assert.equal(broader.json().detail, "API key missing required scope '*'");
@@ -117,7 +151,9 @@ describe('personal API keys', () => {
     assert.equal(same.statusCode, 201, same.body);
 
     const second = await makeOrganization(ctx.deps.db, tenant.owner);
-    const restricted = bearer(await makeKey(ctx.deps.db, tenant.owner, { scopedOrganizations: [tenant.organization.id] }));
+    const restricted = bearer(
+      await makeKey(ctx.deps.db, tenant.owner, { scopedOrganizations: [tenant.organization.id] }),
+    );
     const escape = await create({ label: 'x', scopes: ['*'], scoped_organizations: [second.id] }, restricted);
     assert.equal(escape.statusCode, 403);
     const inherited = await create({ label: 'x', scopes: ['*'] }, restricted);
@@ -129,11 +165,14 @@ describe('personal API keys', () => {
     const user = await makeUser(ctx.deps.db);
     await makeOrganization(ctx.deps.db, user);
     const headers = bearer(await makeKey(ctx.deps.db, user));
-    for (let i = 0; i < 9; i += 1) assert.equal((await create({ label: `k${i}`, scopes: ['*'] }, headers)).statusCode, 201);
+    for (let i = 0; i < 9; i += 1)
+      assert.equal((await create({ label: `k${i}`, scopes: ['*'] }, headers)).statusCode, 201);
     const eleventh = await create({ label: 'too many', scopes: ['*'] }, headers);
     assert.equal(eleventh.statusCode, 400);
     assert.deepEqual(eleventh.json(), {
-      type: 'validation_error', code: 'invalid_input', attr: null,
+      type: 'validation_error',
+      code: 'invalid_input',
+      attr: null,
       detail: 'You can only have 10 personal API keys. Remove an existing key before creating a new one.',
     });
     assert.equal((await get('/api/personal_api_keys/', headers)).json().count, 10);
@@ -144,14 +183,22 @@ describe('personal API keys', () => {
     const theirs = await create({ label: 'theirs', scopes: ['*'] }, other.headers);
     const id = theirs.json().id;
     assert.equal((await get(`/api/personal_api_keys/${id}/`)).statusCode, 404);
-    assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/personal_api_keys/${id}/`, headers: tenant.headers })).statusCode, 404);
+    assert.equal(
+      (await ctx.app.inject({ method: 'DELETE', url: `/api/personal_api_keys/${id}/`, headers: tenant.headers }))
+        .statusCode,
+      404,
+    );
     assert.equal((await get(`/api/personal_api_keys/${id}/`, other.headers)).statusCode, 200);
     assert.equal((await get('/api/personal_api_keys/nonexistent/')).statusCode, 404);
   });
 
   it('deletes one’s own key (204) and the key stops working', async () => {
     const created = (await create({ label: 'doomed', scopes: ['*'] })).json();
-    const res = await ctx.app.inject({ method: 'DELETE', url: `/api/personal_api_keys/${created.id}/`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/personal_api_keys/${created.id}/`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 204);
     assert.equal(res.body, '');
     assert.equal((await get(`/api/personal_api_keys/${created.id}/`)).statusCode, 404);

@@ -18,19 +18,32 @@ describe('person updates, deletes and splits', () => {
   });
   after(() => ctx.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = tenant.headers) =>
-    ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
-  const seed = (properties: Record<string, unknown>, distinctIds: string[]) => makePerson(ctx.deps.db, tenant.project.id, { properties, distinctIds });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = tenant.headers,
+  ) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+  const seed = (properties: Record<string, unknown>, distinctIds: string[]) =>
+    makePerson(ctx.deps.db, tenant.project.id, { properties, distinctIds });
   const activityOf = async (id: number) => (await call('GET', `${base}/${id}/activity/`)).json().results;
 
   describe('PATCH', () => {
     it('captures $set for the first distinct id and answers the updated person; only the given keys change', async () => {
       const person = await seed({ email: 'a@x.io', plan: 'free', keep: 1 }, ['p1-first', 'p1-second']);
-      const res = await call('PATCH', `${base}/${person.id}/`, { properties: { plan: 'pro', added: [1, 2] }, name: 'ignored' });
+      const res = await call('PATCH', `${base}/${person.id}/`, {
+        properties: { plan: 'pro', added: [1, 2] },
+        name: 'ignored',
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json().properties, { email: 'a@x.io', plan: 'pro', keep: 1, added: [1, 2] });
       assert.deepEqual(res.json().distinct_ids, ['p1-first', 'p1-second']);
-      const events = await ctx.deps.db.selectFrom('events').selectAll().where('team_id', '=', tenant.project.id).where('person_id', '=', person.id).execute();
+      const events = await ctx.deps.db
+        .selectFrom('events')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('person_id', '=', person.id)
+        .execute();
       assert.equal(events.length, 1);
       assert.equal(events[0].event, '$set');
       assert.equal(events[0].distinct_id, 'p1-first');
@@ -50,7 +63,12 @@ describe('person updates, deletes and splits', () => {
       const person = await seed({}, ['p2']);
       const missing = await call('PATCH', `${base}/${person.id}/`, {});
       assert.equal(missing.statusCode, 400);
-      assert.deepEqual(missing.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'properties' });
+      assert.deepEqual(missing.json(), {
+        type: 'validation_error',
+        code: 'required',
+        detail: 'This field is required.',
+        attr: 'properties',
+      });
       for (const properties of ['x', [1], null]) {
         const res = await call('PATCH', `${base}/${person.id}/`, { properties });
         assert.equal(res.statusCode, 400, JSON.stringify(properties));
@@ -73,13 +91,20 @@ describe('person updates, deletes and splits', () => {
       assert.deepEqual(body.json().properties, { a: 1, n: 5, t: 'hello', obj: { deep: true } });
       const [entry] = await activityOf(person.id);
       assert.equal(entry.activity, 'updated');
-      assert.deepEqual(entry.detail.changes, [{ type: 'Person', action: 'changed', field: 'obj', before: null, after: { deep: true } }]);
+      assert.deepEqual(entry.detail.changes, [
+        { type: 'Person', action: 'changed', field: 'obj', before: null, after: { deep: true } },
+      ]);
     });
 
     it('needs key and value', async () => {
       const person = await seed({}, ['up2']);
       const noValue = await call('POST', `${base}/${person.id}/update_property/?key=a`);
-      assert.deepEqual(noValue.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'value' });
+      assert.deepEqual(noValue.json(), {
+        type: 'validation_error',
+        code: 'required',
+        detail: 'This field is required.',
+        attr: 'value',
+      });
       const noKey = await call('POST', `${base}/${person.id}/update_property/?value=1`);
       assert.equal(noKey.statusCode, 400);
       assert.equal(noKey.json().attr, 'key');
@@ -94,7 +119,12 @@ describe('person updates, deletes and splits', () => {
         const res = await call('POST', `${base}/${person.id}/delete_property/?$unset=b`);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json().properties, { a: 1 });
-        const event = await ctx.deps.db.selectFrom('events').selectAll().where('team_id', '=', tenant.project.id).where('person_id', '=', person.id).executeTakeFirstOrThrow();
+        const event = await ctx.deps.db
+          .selectFrom('events')
+          .selectAll()
+          .where('team_id', '=', tenant.project.id)
+          .where('person_id', '=', person.id)
+          .executeTakeFirstOrThrow();
         assert.equal(event.event, '$delete_person_property');
         assert.deepEqual(event.properties.$unset, ['b']);
         const viaBody = await call('POST', `${base}/${person.id}/delete_property/`, { $unset: 'a' });
@@ -105,9 +135,16 @@ describe('person updates, deletes and splits', () => {
       const entries = await activityOf(person.id);
       assert.equal(entries.length, 2);
       assert.equal(entries[0].created_at, entries[1].created_at);
-      assert.deepEqual(entries.map((entry: { activity: string }) => entry.activity), ['delete_property', 'delete_property']);
-      assert.deepEqual(entries[0].detail.changes, [{ type: 'Person', action: 'changed', field: 'a', before: 1, after: null }]);
-      assert.deepEqual(entries[1].detail.changes, [{ type: 'Person', action: 'changed', field: 'b', before: 'two', after: null }]);
+      assert.deepEqual(
+        entries.map((entry: { activity: string }) => entry.activity),
+        ['delete_property', 'delete_property'],
+      );
+      assert.deepEqual(entries[0].detail.changes, [
+        { type: 'Person', action: 'changed', field: 'a', before: 1, after: null },
+      ]);
+      assert.deepEqual(entries[1].detail.changes, [
+        { type: 'Person', action: 'changed', field: 'b', before: 'two', after: null },
+      ]);
       const missing = await call('POST', `${base}/${person.id}/delete_property/`);
       assert.equal(missing.statusCode, 400);
       assert.equal(missing.json().attr, '$unset');
@@ -122,16 +159,34 @@ describe('person updates, deletes and splits', () => {
       assert.equal(res.statusCode, 204);
       assert.equal(res.body, '');
       assert.equal((await call('GET', `${base}/${person.id}/`)).statusCode, 404);
-      const distinct = await ctx.deps.db.selectFrom('person_distinct_ids').selectAll().where('team_id', '=', tenant.project.id).where('distinct_id', 'in', ['del1', 'del1b']).execute();
+      const distinct = await ctx.deps.db
+        .selectFrom('person_distinct_ids')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('distinct_id', 'in', ['del1', 'del1b'])
+        .execute();
       assert.equal(distinct.length, 0);
-      const events = await ctx.deps.db.selectFrom('events').selectAll().where('team_id', '=', tenant.project.id).where('person_id', '=', person.id).execute();
+      const events = await ctx.deps.db
+        .selectFrom('events')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('person_id', '=', person.id)
+        .execute();
       assert.equal(events.length, 1);
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', '=', person.uuid).execute();
+      const tasks = await ctx.deps.db
+        .selectFrom('deletion_tasks')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('person_uuid', '=', person.uuid)
+        .execute();
       assert.equal(tasks.length, 0);
       // Only the all-persons log still reaches a deleted person's entries.
       assert.equal((await call('GET', `${base}/${person.id}/activity/`)).statusCode, 404);
       const all = (await call('GET', `${base}/activity/`)).json().results;
-      const deleted = all.find((entry: { activity: string; item_id: string }) => entry.activity === 'deleted' && entry.item_id === String(person.id));
+      const deleted = all.find(
+        (entry: { activity: string; item_id: string }) =>
+          entry.activity === 'deleted' && entry.item_id === String(person.id),
+      );
       assert.deepEqual(deleted.detail, { changes: null, name: person.uuid });
       assert.equal((await call('DELETE', `${base}/${person.id}/`)).statusCode, 404);
     });
@@ -140,7 +195,12 @@ describe('person updates, deletes and splits', () => {
       const person = await seed({}, ['del2', 'del2b']);
       const res = await call('DELETE', `${base}/${person.uuid}/?delete_events=true`);
       assert.equal(res.statusCode, 204);
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', '=', person.uuid).execute();
+      const tasks = await ctx.deps.db
+        .selectFrom('deletion_tasks')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('person_uuid', '=', person.uuid)
+        .execute();
       assert.equal(tasks.length, 1);
       assert.deepEqual(tasks[0].distinct_ids, ['del2', 'del2b']);
       assert.equal(tasks[0].team_id, tenant.project.id);
@@ -152,8 +212,13 @@ describe('person updates, deletes and splits', () => {
       const person = await seed({}, ['del5']);
       assert.equal((await call('DELETE', `${base}/${person.id}/?delete_events=true`)).statusCode, 204);
       await runDeletionBatch(ctx.deps);
-      const entries = (await call('GET', `${base}/activity/?limit=1000`)).json().results.filter((entry: { item_id: string }) => entry.item_id === String(person.id));
-      assert.deepEqual(entries.map((entry: { activity: string }) => entry.activity), ['deleted']);
+      const entries = (await call('GET', `${base}/activity/?limit=1000`))
+        .json()
+        .results.filter((entry: { item_id: string }) => entry.item_id === String(person.id));
+      assert.deepEqual(
+        entries.map((entry: { activity: string }) => entry.activity),
+        ['deleted'],
+      );
     });
 
     it('rejects delete_events other than true or false, and deletes nothing', async () => {
@@ -174,7 +239,14 @@ describe('person updates, deletes and splits', () => {
       assert.equal((await call('DELETE', `${base}/${foreign.id}/`)).statusCode, 404);
       assert.equal((await call('PATCH', `${base}/${foreign.id}/`, { properties: { a: 1 } })).statusCode, 404);
       assert.equal((await call('POST', `${base}/${foreign.id}/split/`)).statusCode, 404);
-      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', other.project.id).where('id', '=', foreign.id).executeTakeFirst());
+      assert.ok(
+        await ctx.deps.db
+          .selectFrom('persons')
+          .select('id')
+          .where('team_id', '=', other.project.id)
+          .where('id', '=', foreign.id)
+          .executeTakeFirst(),
+      );
     });
   });
 
@@ -184,13 +256,27 @@ describe('person updates, deletes and splits', () => {
       const b = await seed({}, ['b-b1', 'b-b2']);
       const c = await seed({}, ['b-c']);
       const foreign = await makePerson(ctx.deps.db, other.project.id, { distinctIds: ['b-c-foreign'] });
-      const res = await call('POST', `${base}/bulk_delete/`, { ids: [a.id, b.uuid, foreign.id, 999999], distinct_ids: ['b-b1', 'b-b2', 'b-c', 'b-c-foreign', 'unknown'] });
+      const res = await call('POST', `${base}/bulk_delete/`, {
+        ids: [a.id, b.uuid, foreign.id, 999999],
+        distinct_ids: ['b-b1', 'b-b2', 'b-c', 'b-c-foreign', 'unknown'],
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { persons_found: 3, persons_deleted: 3, events_queued_for_deletion: false });
       for (const person of [a, b, c]) assert.equal((await call('GET', `${base}/${person.id}/`)).statusCode, 404);
-      assert.ok(await ctx.deps.db.selectFrom('persons').select('id').where('team_id', '=', other.project.id).where('id', '=', foreign.id).executeTakeFirst());
-      const entries = (await call('GET', `${base}/activity/?limit=1000`)).json().results.filter((entry: { activity: string; item_id: string }) =>
-        entry.activity === 'deleted' && [a, b, c].some((person) => String(person.id) === entry.item_id));
+      assert.ok(
+        await ctx.deps.db
+          .selectFrom('persons')
+          .select('id')
+          .where('team_id', '=', other.project.id)
+          .where('id', '=', foreign.id)
+          .executeTakeFirst(),
+      );
+      const entries = (await call('GET', `${base}/activity/?limit=1000`))
+        .json()
+        .results.filter(
+          (entry: { activity: string; item_id: string }) =>
+            entry.activity === 'deleted' && [a, b, c].some((person) => String(person.id) === entry.item_id),
+        );
       assert.equal(entries.length, 3);
     });
 
@@ -201,13 +287,18 @@ describe('person updates, deletes and splits', () => {
       const res = await call('POST', `${base}/bulk_delete/?ids=${a.id},${b.id}&ids=${c.uuid}&delete_events=true`);
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { persons_found: 3, persons_deleted: 3, events_queued_for_deletion: true });
-      const tasks = await ctx.deps.db.selectFrom('deletion_tasks').selectAll().where('team_id', '=', tenant.project.id).where('person_uuid', 'in', [a.uuid, b.uuid, c.uuid]).execute();
+      const tasks = await ctx.deps.db
+        .selectFrom('deletion_tasks')
+        .selectAll()
+        .where('team_id', '=', tenant.project.id)
+        .where('person_uuid', 'in', [a.uuid, b.uuid, c.uuid])
+        .execute();
       assert.equal(tasks.length, 3);
       const none = await call('POST', `${base}/bulk_delete/?distinct_ids=nobody&delete_events=true`);
       assert.deepEqual(none.json(), { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false });
     });
 
-    it('reads the flag under the reference\'s spelling `delete_event` too, in the query or the body', async () => {
+    it("reads the flag under the reference's spelling `delete_event` too, in the query or the body", async () => {
       const a = await seed({}, ['spelled-a']);
       const b = await seed({}, ['spelled-b']);
       const viaQuery = await call('POST', `${base}/bulk_delete/?ids=${a.id}&delete_event=true`);
@@ -220,12 +311,19 @@ describe('person updates, deletes and splits', () => {
     });
 
     it('validates limits, presence and the body', async () => {
-      const tooManyIds = await call('POST', `${base}/bulk_delete/`, { ids: Array.from({ length: 101 }, (_, i) => i + 1) });
+      const tooManyIds = await call('POST', `${base}/bulk_delete/`, {
+        ids: Array.from({ length: 101 }, (_, i) => i + 1),
+      });
       assert.equal(tooManyIds.statusCode, 400);
       assert.equal(tooManyIds.json().detail, 'You can only pass 100 ids in one call');
-      const tooManyDistinct = await call('POST', `${base}/bulk_delete/`, { distinct_ids: Array.from({ length: 101 }, (_, i) => `x${i}`) });
+      const tooManyDistinct = await call('POST', `${base}/bulk_delete/`, {
+        distinct_ids: Array.from({ length: 101 }, (_, i) => `x${i}`),
+      });
       assert.equal(tooManyDistinct.json().detail, 'You can only pass 100 distinct_ids in one call');
-      const viaQuery = await call('POST', `${base}/bulk_delete/?ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`);
+      const viaQuery = await call(
+        'POST',
+        `${base}/bulk_delete/?ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`,
+      );
       assert.equal(viaQuery.json().detail, 'You can only pass 100 ids in one call');
       for (const payload of [{}, { ids: [], distinct_ids: [] }, undefined]) {
         const res = await call('POST', `${base}/bulk_delete/`, payload);
@@ -238,7 +336,12 @@ describe('person updates, deletes and splits', () => {
       assert.equal(badId.statusCode, 400);
       assert.equal(badId.json().attr, 'ids');
       for (const payload of ['null', '[1]', '"x"', '5']) {
-        const res = await ctx.app.inject({ method: 'POST', url: `${base}/bulk_delete/?ids=1`, headers: { ...tenant.headers, 'content-type': 'application/json' }, payload });
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: `${base}/bulk_delete/?ids=1`,
+          headers: { ...tenant.headers, 'content-type': 'application/json' },
+          payload,
+        });
         assert.equal(res.statusCode, 400, payload);
       }
     });
@@ -261,7 +364,9 @@ describe('person updates, deletes and splits', () => {
       }
       const [entry] = await activityOf(person.id);
       assert.equal(entry.activity, 'split_person');
-      assert.deepEqual(entry.detail.changes, [{ type: 'Person', action: 'split', field: null, before: null, after: { distinct_ids: ['s-1', 's-2', 's-3'] } }]);
+      assert.deepEqual(entry.detail.changes, [
+        { type: 'Person', action: 'split', field: null, before: null, after: { distinct_ids: ['s-1', 's-2', 's-3'] } },
+      ]);
     });
 
     it('keeps main_distinct_id when given', async () => {
@@ -279,7 +384,12 @@ describe('person updates, deletes and splits', () => {
       assert.equal(res.json().attr, 'main_distinct_id');
       assert.deepEqual((await call('GET', `${base}/${person.id}/`)).json().distinct_ids, ['u-1', 'u-2']);
       for (const payload of ['null', '[]', '3']) {
-        const bad = await ctx.app.inject({ method: 'POST', url: `${base}/${person.id}/split/`, headers: { ...tenant.headers, 'content-type': 'application/json' }, payload });
+        const bad = await ctx.app.inject({
+          method: 'POST',
+          url: `${base}/${person.id}/split/`,
+          headers: { ...tenant.headers, 'content-type': 'application/json' },
+          payload,
+        });
         assert.equal(bad.statusCode, 400, payload);
       }
       assert.equal((await call('POST', `${base}/999999/split/`)).statusCode, 404);
@@ -298,7 +408,10 @@ describe('person updates, deletes and splits', () => {
       assert.equal(page.count, 3);
       assert.equal(page.results.length, 2);
       assert.ok(page.next.endsWith('limit=2&offset=2'));
-      assert.deepEqual(page.results.map((entry: { detail: { changes: { after: number }[] } }) => entry.detail.changes[0].after), [2, 1]);
+      assert.deepEqual(
+        page.results.map((entry: { detail: { changes: { after: number }[] } }) => entry.detail.changes[0].after),
+        [2, 1],
+      );
       const reader = await makeTenantMember(ctx.deps.db, tenant, 1, ['person:read']);
       const denied = await call('GET', `${base}/activity/`, undefined, reader.headers);
       assert.equal(denied.statusCode, 403);
@@ -306,7 +419,10 @@ describe('person updates, deletes and splits', () => {
       const csv = await call('GET', `${base}/${person.id}/activity/?format=csv&limit=1`);
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
       const [header, line] = csv.body.trim().split('\n');
-      assert.equal(header, 'activity,created_at,detail.changes.0.action,detail.changes.0.after,detail.changes.0.before,detail.changes.0.field,detail.changes.0.type,detail.name,id,item_id,scope,user.email,user.first_name');
+      assert.equal(
+        header,
+        'activity,created_at,detail.changes.0.action,detail.changes.0.after,detail.changes.0.before,detail.changes.0.field,detail.changes.0.type,detail.name,id,item_id,scope,user.email,user.first_name',
+      );
       assert.ok(line.startsWith('updated,2030-01-01T00:00:02.000Z,changed,2,1,n,Person,'), line);
       // A bad format is refused before anything changes.
       const refused = await call('POST', `${base}/${person.id}/update_property/?key=n&value=9&format=xml`);
@@ -314,7 +430,9 @@ describe('person updates, deletes and splits', () => {
       assert.equal(refused.json().attr, 'format');
       assert.equal((await call('GET', `${base}/${person.id}/`)).json().properties.n, 2);
       // Another project sees none of these entries.
-      const foreign = (await call('GET', `/api/projects/${other.project.id}/persons/activity/`, undefined, other.headers)).json();
+      const foreign = (
+        await call('GET', `/api/projects/${other.project.id}/persons/activity/`, undefined, other.headers)
+      ).json();
       assert.equal(foreign.count, 0);
     });
   });

@@ -16,24 +16,39 @@ describe('persons properties filter', () => {
     url = `/api/projects/${tenant.project.id}/persons/`;
     const t = tenant.project.id;
     const rows: [string, Record<string, unknown>][] = [
-      ['ann', { email: 'ann@acme.io', plan: 'pro', age: 30, score: '7.5', signup: '2026-03-01T10:00:00Z', active: true }],
+      [
+        'ann',
+        { email: 'ann@acme.io', plan: 'pro', age: 30, score: '7.5', signup: '2026-03-01T10:00:00Z', active: true },
+      ],
       ['ben', { email: 'ben@Acme.io', plan: 'free', age: 17, score: 'n/a', signup: '2026-02-15', active: false }],
       ['cat', { email: 'cat@other.org', plan: 'pro', age: '45', signup: 'not a date', nothing: null }],
       ['dan', { plan: 5, age: 30.5 }],
     ];
-    for (const [name, properties] of rows) ids[name] = (await makePerson(ctx.deps.db, t, { properties, distinctIds: [name] })).id;
+    for (const [name, properties] of rows)
+      ids[name] = (await makePerson(ctx.deps.db, t, { properties, distinctIds: [name] })).id;
   });
   after(() => ctx.close());
 
   async function match(filter: unknown): Promise<string[]> {
-    const res = await ctx.app.inject({ method: 'GET', url: `${url}?properties=${enc(filter)}`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `${url}?properties=${enc(filter)}`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const byId = Object.fromEntries(Object.entries(ids).map(([name, id]) => [id, name]));
-    return res.json().results.map((p: { id: number }) => byId[p.id]).sort();
+    return res
+      .json()
+      .results.map((p: { id: number }) => byId[p.id])
+      .sort();
   }
 
   async function rejected(filter: string): Promise<{ detail: string; attr: string }> {
-    const res = await ctx.app.inject({ method: 'GET', url: `${url}?properties=${encodeURIComponent(filter)}`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `${url}?properties=${encodeURIComponent(filter)}`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().attr, 'properties');
     return res.json();
@@ -49,7 +64,10 @@ describe('persons properties filter', () => {
 
   it('is_not keeps persons without the property', async () => {
     assert.deepEqual(await match([{ key: 'plan', value: 'pro', operator: 'is_not' }]), ['ben', 'dan']);
-    assert.deepEqual(await match([{ key: 'email', value: ['ann@acme.io', 'ben@Acme.io'], operator: 'is_not' }]), ['cat', 'dan']);
+    assert.deepEqual(await match([{ key: 'email', value: ['ann@acme.io', 'ben@Acme.io'], operator: 'is_not' }]), [
+      'cat',
+      'dan',
+    ]);
   });
 
   it('icontains and not_icontains, ignoring case, wildcards literal', async () => {
@@ -87,15 +105,21 @@ describe('persons properties filter', () => {
 
   it('is_date_exact, is_date_before, is_date_after; unparseable stored dates never match', async () => {
     assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01', operator: 'is_date_exact' }]), ['ann']);
-    assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01T10:00:00Z', operator: 'is_date_exact' }]), ['ann']);
+    assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01T10:00:00Z', operator: 'is_date_exact' }]), [
+      'ann',
+    ]);
     assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01', operator: 'is_date_before' }]), ['ben']);
     assert.deepEqual(await match([{ key: 'signup', value: '2026-02-20', operator: 'is_date_after' }]), ['ann']);
     // A date-time without an offset is UTC, whatever the server's time zone.
     const zone = process.env.TZ;
     process.env.TZ = 'America/New_York';
     try {
-      assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01T10:00:00', operator: 'is_date_exact' }]), ['ann']);
-      assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01 09:00:00', operator: 'is_date_after' }]), ['ann']);
+      assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01T10:00:00', operator: 'is_date_exact' }]), [
+        'ann',
+      ]);
+      assert.deepEqual(await match([{ key: 'signup', value: '2026-03-01 09:00:00', operator: 'is_date_after' }]), [
+        'ann',
+      ]);
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
@@ -110,8 +134,26 @@ describe('persons properties filter', () => {
     const filter = {
       type: 'OR',
       values: [
-        { type: 'AND', values: [{ key: 'plan', value: 'pro' }, { key: 'age', value: 40, operator: 'gt' }] },
-        { type: 'AND', values: [{ key: 'plan', value: 'free' }, { type: 'OR', values: [{ key: 'active', value: false }, { key: 'age', value: 99 }] }] },
+        {
+          type: 'AND',
+          values: [
+            { key: 'plan', value: 'pro' },
+            { key: 'age', value: 40, operator: 'gt' },
+          ],
+        },
+        {
+          type: 'AND',
+          values: [
+            { key: 'plan', value: 'free' },
+            {
+              type: 'OR',
+              values: [
+                { key: 'active', value: false },
+                { key: 'age', value: 99 },
+              ],
+            },
+          ],
+        },
       ],
     };
     assert.deepEqual(await match(filter), ['ben', 'cat']);
@@ -149,18 +191,41 @@ describe('persons properties filter', () => {
     for (const [path, attr] of cases) {
       const res = await ctx.app.inject({ method: 'GET', url: path, headers: tenant.headers });
       assert.equal(res.statusCode, 400, path);
-      assert.deepEqual(res.json(), { type: 'validation_error', code: 'invalid_input', detail: 'Null characters are not allowed.', attr });
+      assert.deepEqual(res.json(), {
+        type: 'validation_error',
+        code: 'invalid_input',
+        detail: 'Null characters are not allowed.',
+        attr,
+      });
     }
-    const bulk = await ctx.app.inject({ method: 'POST', url: `${url}bulk_delete/`, headers: tenant.headers, payload: { distinct_ids: ['ok', 'a\u0000'] } });
+    const bulk = await ctx.app.inject({
+      method: 'POST',
+      url: `${url}bulk_delete/`,
+      headers: tenant.headers,
+      payload: { distinct_ids: ['ok', 'a\u0000'] },
+    });
     assert.equal(bulk.json().attr, 'distinct_ids.1');
-    const patch = await ctx.app.inject({ method: 'PATCH', url: `${url}${ids.ann}/`, headers: tenant.headers, payload: { properties: { 'k\u0000': 1 } } });
+    const patch = await ctx.app.inject({
+      method: 'PATCH',
+      url: `${url}${ids.ann}/`,
+      headers: tenant.headers,
+      payload: { properties: { 'k\u0000': 1 } },
+    });
     assert.equal(patch.json().attr, 'properties.k\u0000');
-    const cohort = await ctx.app.inject({ method: 'POST', url: `/api/projects/${tenant.project.id}/cohorts/`, headers: tenant.headers, payload: { name: 'a\u0000' } });
+    const cohort = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/projects/${tenant.project.id}/cohorts/`,
+      headers: tenant.headers,
+      payload: { name: 'a\u0000' },
+    });
     assert.equal(cohort.json().attr, 'name');
   });
 
   it('limits nesting to 20 groups and 10 000 values', async () => {
-    const nest = (depth: number): unknown => (depth === 1 ? { type: 'AND', values: [{ key: 'plan', value: 'pro' }] } : { type: 'AND', values: [nest(depth - 1)] });
+    const nest = (depth: number): unknown =>
+      depth === 1
+        ? { type: 'AND', values: [{ key: 'plan', value: 'pro' }] }
+        : { type: 'AND', values: [nest(depth - 1)] };
     assert.deepEqual(await match(nest(20)), ['ann', 'cat']);
     assert.deepEqual(await match([nest(19)]), ['ann', 'cat']);
     assert.match((await rejected(JSON.stringify(nest(21)))).detail, /nest at most 20/);

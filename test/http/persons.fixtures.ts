@@ -6,7 +6,12 @@ export async function seedEvent(
   db: Db,
   teamId: number,
   person: { id: number } | null,
-  options: { event?: string; distinctId?: string; timestamp: Date | string; personProperties?: Record<string, unknown> },
+  options: {
+    event?: string;
+    distinctId?: string;
+    timestamp: Date | string;
+    personProperties?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await db
     .insertInto('events')

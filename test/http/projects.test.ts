@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeMember, makeOrganization, makeProject, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
+import {
+  bearer,
+  makeKey,
+  makeMember,
+  makeOrganization,
+  makeProject,
+  makeTenant,
+  makeTenantMember,
+  type Tenant,
+} from '../helpers/factories.ts';
 
 describe('projects', () => {
   let ctx: TestContext;
@@ -14,7 +23,8 @@ describe('projects', () => {
   after(() => ctx.close());
 
   const get = (url: string, headers = tenant.headers) => ctx.app.inject({ method: 'GET', url, headers });
-  const create = (payload: object, headers = tenant.headers) => ctx.app.inject({ method: 'POST', url: '/api/projects/', headers, payload });
+  const create = (payload: object, headers = tenant.headers) =>
+    ctx.app.inject({ method: 'POST', url: '/api/projects/', headers, payload });
 
   it('lists the projects of the user’s organizations with the project shape', async () => {
     const res = await get('/api/projects/');
@@ -60,7 +70,12 @@ describe('projects', () => {
 
   it('validates the body', async () => {
     const blank = await create({ name: '   ' });
-    assert.deepEqual(blank.json(), { type: 'validation_error', code: 'blank', detail: 'This field may not be blank.', attr: 'name' });
+    assert.deepEqual(blank.json(), {
+      type: 'validation_error',
+      code: 'blank',
+      detail: 'This field may not be blank.',
+      attr: 'name',
+    });
     const missing = await create({});
     assert.equal(missing.json().code, 'required');
     assert.equal(missing.json().attr, 'name');

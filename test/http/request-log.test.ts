@@ -27,8 +27,20 @@ async function appLogging(database: TestDatabase, level: string): Promise<{ app:
       done();
     },
   });
-  const app = await buildApp({ db: database.db, config: defaultConfig(), clock: { now: () => new Date() }, log: createLogger(level, destination) });
-  return { app, lines: () => logged.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line) };
+  const app = await buildApp({
+    db: database.db,
+    config: defaultConfig(),
+    clock: { now: () => new Date() },
+    log: createLogger(level, destination),
+  });
+  return {
+    app,
+    lines: () =>
+      logged
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Line),
+  };
 }
 
 describe('request log', () => {
@@ -50,11 +62,20 @@ describe('request log', () => {
     apps.push(app);
     const requests = [
       { id: 'ok-1', url: `/api/projects/${tenant.project.id}/`, headers: tenant.headers, status: 200 },
-      { id: 'refused-1', url: `/api/projects/${tenant.project.id}/`, headers: { authorization: 'Bearer phx_nobody' }, status: 401 },
+      {
+        id: 'refused-1',
+        url: `/api/projects/${tenant.project.id}/`,
+        headers: { authorization: 'Bearer phx_nobody' },
+        status: 401,
+      },
       { id: 'missing-1', url: '/no/such/path', headers: {}, status: 404 },
     ];
     for (const request of requests) {
-      const res = await app.inject({ method: 'GET', url: request.url, headers: { ...request.headers, 'x-request-id': request.id } });
+      const res = await app.inject({
+        method: 'GET',
+        url: request.url,
+        headers: { ...request.headers, 'x-request-id': request.id },
+      });
       assert.equal(res.statusCode, request.status, request.url);
     }
     for (const request of requests) {
@@ -70,8 +91,17 @@ describe('request log', () => {
   it('writes the arrival too at debug', async () => {
     const { app, lines } = await appLogging(database, 'debug');
     apps.push(app);
-    await app.inject({ method: 'GET', url: `/api/projects/${tenant.project.id}/`, headers: { ...tenant.headers, 'x-request-id': 'traced-1' } });
-    assert.deepEqual(lines().filter((line) => line.reqId === 'traced-1').map((line) => line.msg), ['incoming request', 'request completed']);
+    await app.inject({
+      method: 'GET',
+      url: `/api/projects/${tenant.project.id}/`,
+      headers: { ...tenant.headers, 'x-request-id': 'traced-1' },
+    });
+    assert.deepEqual(
+      lines()
+        .filter((line) => line.reqId === 'traced-1')
+        .map((line) => line.msg),
+      ['incoming request', 'request completed'],
+    );
   });
 
   it('logs a successful probe at debug, a failing one at info', async () => {
@@ -79,19 +109,40 @@ describe('request log', () => {
     const traced = await appLogging(database, 'debug');
     apps.push(quiet.app, traced.app);
     for (const { app } of [quiet, traced]) {
-      assert.equal((await app.inject({ method: 'GET', url: '/_health', headers: { 'x-request-id': 'probe-1' } })).statusCode, 200);
-      assert.equal((await app.inject({ method: 'GET', url: '/_ready', headers: { 'x-request-id': 'probe-2' } })).statusCode, 200);
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/_health', headers: { 'x-request-id': 'probe-1' } })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/_ready', headers: { 'x-request-id': 'probe-2' } })).statusCode,
+        200,
+      );
     }
-    const probes = (lines: Line[]) => lines.filter((line) => line.reqId?.startsWith('probe-')).map((line) => [line.reqId, line.msg, line.level, line.res?.statusCode]);
+    const probes = (lines: Line[]) =>
+      lines
+        .filter((line) => line.reqId?.startsWith('probe-'))
+        .map((line) => [line.reqId, line.msg, line.level, line.res?.statusCode]);
     assert.deepEqual(probes(quiet.lines()), []);
-    assert.deepEqual(probes(traced.lines()).filter((line) => line[1] === 'request completed'), [['probe-1', 'request completed', 20, 200], ['probe-2', 'request completed', 20, 200]]);
+    assert.deepEqual(
+      probes(traced.lines()).filter((line) => line[1] === 'request completed'),
+      [
+        ['probe-1', 'request completed', 20, 200],
+        ['probe-2', 'request completed', 20, 200],
+      ],
+    );
 
     // Readiness fails while the database does not answer: that is logged at info and above.
     const gone = await createTestDatabase();
     const down = await appLogging(gone, 'info');
     apps.push(down.app);
     await gone.close();
-    assert.equal((await down.app.inject({ method: 'GET', url: '/_ready', headers: { 'x-request-id': 'probe-3' } })).statusCode, 503);
-    assert.deepEqual(probes(down.lines()).filter((line) => line[1] === 'request completed'), [['probe-3', 'request completed', 30, 503]]);
+    assert.equal(
+      (await down.app.inject({ method: 'GET', url: '/_ready', headers: { 'x-request-id': 'probe-3' } })).statusCode,
+      503,
+    );
+    assert.deepEqual(
+      probes(down.lines()).filter((line) => line[1] === 'request completed'),
+      [['probe-3', 'request completed', 30, 503]],
+    );
   });
 });

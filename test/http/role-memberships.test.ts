@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeMember, makeTenant, makeTenantMember, makeUser, type Tenant } from '../helpers/factories.ts';
+import {
+  bearer,
+  makeKey,
+  makeMember,
+  makeTenant,
+  makeTenantMember,
+  makeUser,
+  type Tenant,
+} from '../helpers/factories.ts';
 
 const ERROR = (code: string, detail: string, attr: string | null) => ({ type: 'validation_error', code, detail, attr });
 const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
@@ -35,7 +43,14 @@ describe('role memberships', () => {
     const res = await add(roleId, { user_uuid: user.uuid });
     assert.equal(res.statusCode, 201, res.body);
     const body = res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['id', 'joined_at', 'organization_member', 'role_id', 'updated_at', 'user']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'id',
+      'joined_at',
+      'organization_member',
+      'role_id',
+      'updated_at',
+      'user',
+    ]);
     assert.match(body.id, /^[0-9a-f-]{36}$/);
     assert.equal(body.role_id, roleId);
     assert.equal(body.user.uuid, user.uuid);
@@ -54,7 +69,11 @@ describe('role memberships', () => {
 
     const role = await ctx.app.inject({ method: 'GET', url: `${roles}${roleId}/`, headers: tenant.headers });
     assert.deepEqual(role.json().members, [body]);
-    const viaCurrent = await ctx.app.inject({ method: 'GET', url: `/api/organizations/@current/roles/${roleId}/role_memberships`, headers: tenant.headers });
+    const viaCurrent = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/organizations/@current/roles/${roleId}/role_memberships`,
+      headers: tenant.headers,
+    });
     assert.equal(viaCurrent.statusCode, 200, viaCurrent.body);
     assert.deepEqual(viaCurrent.json().results, [body]);
   });
@@ -75,19 +94,32 @@ describe('role memberships', () => {
     let body = res.json();
     assert.equal(body.count, 3);
     assert.equal(body.next, null);
-    assert.deepEqual(body.results.map((m: { user: { uuid: string } }) => m.user.uuid), users.map((u) => u.uuid));
+    assert.deepEqual(
+      body.results.map((m: { user: { uuid: string } }) => m.user.uuid),
+      users.map((u) => u.uuid),
+    );
     assert.equal(body.results[0].joined_at, '2026-03-01T00:00:00.000Z');
     assert.ok(body.results.every((m: object) => !('user_uuid' in m)));
 
-    res = await ctx.app.inject({ method: 'GET', url: `${membershipsUrl(roleId)}?limit=1&offset=1`, headers: tenant.headers });
+    res = await ctx.app.inject({
+      method: 'GET',
+      url: `${membershipsUrl(roleId)}?limit=1&offset=1`,
+      headers: tenant.headers,
+    });
     body = res.json();
     assert.equal(body.count, 3);
-    assert.deepEqual(body.results.map((m: { user: { uuid: string } }) => m.user.uuid), [users[1].uuid]);
+    assert.deepEqual(
+      body.results.map((m: { user: { uuid: string } }) => m.user.uuid),
+      [users[1].uuid],
+    );
     assert.equal(body.next, `http://localhost:80${membershipsUrl(roleId)}?limit=1&offset=2`);
     assert.equal(body.previous, `http://localhost:80${membershipsUrl(roleId)}?limit=1&offset=0`);
 
     const role = await ctx.app.inject({ method: 'GET', url: `${roles}${roleId}/`, headers: tenant.headers });
-    assert.deepEqual(role.json().members.map((m: { user: { uuid: string } }) => m.user.uuid), users.map((u) => u.uuid));
+    assert.deepEqual(
+      role.json().members.map((m: { user: { uuid: string } }) => m.user.uuid),
+      users.map((u) => u.uuid),
+    );
   });
 
   it('validates user_uuid', async () => {
@@ -155,15 +187,30 @@ describe('role memberships', () => {
     const user = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, user);
     const membership = (await add(roleId, { user_uuid: user.uuid })).json();
-    const res = await ctx.app.inject({ method: 'DELETE', url: `${membershipsUrl(roleId)}${membership.id}/`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'DELETE',
+      url: `${membershipsUrl(roleId)}${membership.id}/`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 204);
     assert.equal(res.body, '');
     const list = await ctx.app.inject({ method: 'GET', url: membershipsUrl(roleId), headers: tenant.headers });
     assert.equal(list.json().count, 0);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: `${roles}${roleId}/`, headers: tenant.headers })).statusCode, 200);
-    const again = await ctx.app.inject({ method: 'DELETE', url: `${membershipsUrl(roleId)}${membership.id}/`, headers: tenant.headers });
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: `${roles}${roleId}/`, headers: tenant.headers })).statusCode,
+      200,
+    );
+    const again = await ctx.app.inject({
+      method: 'DELETE',
+      url: `${membershipsUrl(roleId)}${membership.id}/`,
+      headers: tenant.headers,
+    });
     assert.equal(again.statusCode, 404);
-    const malformed = await ctx.app.inject({ method: 'DELETE', url: `${membershipsUrl(roleId)}nope/`, headers: tenant.headers });
+    const malformed = await ctx.app.inject({
+      method: 'DELETE',
+      url: `${membershipsUrl(roleId)}nope/`,
+      headers: tenant.headers,
+    });
     assert.equal(malformed.statusCode, 404);
   });
 
@@ -173,9 +220,16 @@ describe('role memberships', () => {
     const user = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, user);
     const membership = (await add(roleA, { user_uuid: user.uuid })).json();
-    const res = await ctx.app.inject({ method: 'DELETE', url: `${membershipsUrl(roleB)}${membership.id}/`, headers: tenant.headers });
+    const res = await ctx.app.inject({
+      method: 'DELETE',
+      url: `${membershipsUrl(roleB)}${membership.id}/`,
+      headers: tenant.headers,
+    });
     assert.equal(res.statusCode, 404);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: membershipsUrl(roleA), headers: tenant.headers })).json().count, 1);
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: membershipsUrl(roleA), headers: tenant.headers })).json().count,
+      1,
+    );
   });
 
   it('answers 405 to PATCH, PUT and GET on a membership', async () => {
@@ -184,9 +238,19 @@ describe('role memberships', () => {
     await makeMember(ctx.deps.db, tenant.organization, user);
     const membership = (await add(roleId, { user_uuid: user.uuid })).json();
     for (const method of ['PATCH', 'PUT', 'GET'] as const) {
-      const res = await ctx.app.inject({ method, url: `${membershipsUrl(roleId)}${membership.id}/`, headers: tenant.headers, payload: method === 'GET' ? undefined : { user_uuid: user.uuid } });
+      const res = await ctx.app.inject({
+        method,
+        url: `${membershipsUrl(roleId)}${membership.id}/`,
+        headers: tenant.headers,
+        payload: method === 'GET' ? undefined : { user_uuid: user.uuid },
+      });
       assert.equal(res.statusCode, 405, method);
-      assert.deepEqual(res.json(), { type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null });
+      assert.deepEqual(res.json(), {
+        type: 'invalid_request',
+        code: 'method_not_allowed',
+        detail: `Method "${method}" not allowed.`,
+        attr: null,
+      });
     }
   });
 
@@ -195,7 +259,10 @@ describe('role memberships', () => {
     const user = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, user);
     assert.equal((await add(roleId, { user_uuid: user.uuid })).statusCode, 201);
-    assert.equal((await ctx.app.inject({ method: 'DELETE', url: `${roles}${roleId}/`, headers: tenant.headers })).statusCode, 204);
+    assert.equal(
+      (await ctx.app.inject({ method: 'DELETE', url: `${roles}${roleId}/`, headers: tenant.headers })).statusCode,
+      204,
+    );
     const left = await ctx.deps.db.selectFrom('role_memberships').selectAll().where('role_id', '=', roleId).execute();
     assert.deepEqual(left, []);
     const list = await ctx.app.inject({ method: 'GET', url: membershipsUrl(roleId), headers: tenant.headers });
@@ -221,7 +288,10 @@ describe('role memberships', () => {
     for (const roleId of [roleA, roleB]) {
       const list = await ctx.app.inject({ method: 'GET', url: membershipsUrl(roleId), headers: tenant.headers });
       assert.equal(list.json().count, 1);
-      assert.deepEqual(list.json().results.map((m: { user: { uuid: string } }) => m.user.uuid), [stayer.uuid]);
+      assert.deepEqual(
+        list.json().results.map((m: { user: { uuid: string } }) => m.user.uuid),
+        [stayer.uuid],
+      );
     }
   });
 
@@ -230,7 +300,11 @@ describe('role memberships', () => {
     const user = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, user);
     const membership = (await add(roleId, { user_uuid: user.uuid })).json();
-    await ctx.app.inject({ method: 'DELETE', url: `${membershipsUrl(roleId)}${membership.id}/`, headers: tenant.headers });
+    await ctx.app.inject({
+      method: 'DELETE',
+      url: `${membershipsUrl(roleId)}${membership.id}/`,
+      headers: tenant.headers,
+    });
     const log = await ctx.deps.db
       .selectFrom('activity_log')
       .selectAll()
@@ -249,7 +323,13 @@ describe('role memberships', () => {
     }
     const added = entries.find((entry) => entry.activity === 'member_added');
     assert.deepEqual((added?.detail as { changes: unknown }).changes, [
-      { type: 'Role', action: 'created', field: 'members', before: null, after: { user_uuid: user.uuid, email: user.email } },
+      {
+        type: 'Role',
+        action: 'created',
+        field: 'members',
+        before: null,
+        after: { user_uuid: user.uuid, email: user.email },
+      },
     ]);
   });
 });
@@ -266,11 +346,15 @@ describe('role memberships access', () => {
     ctx = await setupTestApp();
     tenant = await makeTenant(ctx.deps.db);
     const roles = `/api/organizations/${tenant.organization.id}/roles/`;
-    roleId = (await ctx.app.inject({ method: 'POST', url: roles, headers: tenant.headers, payload: { name: 'Guarded' } })).json().id;
+    roleId = (
+      await ctx.app.inject({ method: 'POST', url: roles, headers: tenant.headers, payload: { name: 'Guarded' } })
+    ).json().id;
     url = `${roles}${roleId}/role_memberships/`;
     const user = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, user);
-    membershipId = (await ctx.app.inject({ method: 'POST', url, headers: tenant.headers, payload: { user_uuid: user.uuid } })).json().id;
+    membershipId = (
+      await ctx.app.inject({ method: 'POST', url, headers: tenant.headers, payload: { user_uuid: user.uuid } })
+    ).json().id;
     const candidate = await makeUser(ctx.deps.db);
     await makeMember(ctx.deps.db, tenant.organization, candidate);
     candidateUuid = candidate.uuid;
@@ -287,7 +371,10 @@ describe('role memberships access', () => {
       const res = await ctx.app.inject({ ...request, headers: member.headers });
       assert.equal(res.statusCode, 403);
       assert.deepEqual(res.json(), {
-        type: 'authentication_error', code: 'permission_denied', detail: 'Your organization access level is insufficient.', attr: null,
+        type: 'authentication_error',
+        code: 'permission_denied',
+        detail: 'Your organization access level is insufficient.',
+        attr: null,
       });
     }
     assert.equal((await ctx.app.inject({ method: 'GET', url, headers: tenant.headers })).json().count, 1);
@@ -308,7 +395,12 @@ describe('role memberships access', () => {
 
   it('lets an admin add and remove', async () => {
     const admin = await makeTenantMember(ctx.deps.db, tenant, 8, ['organization:write']);
-    const res = await ctx.app.inject({ method: 'POST', url, headers: admin.headers, payload: { user_uuid: candidateUuid } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: admin.headers,
+      payload: { user_uuid: candidateUuid },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const removed = await ctx.app.inject({ method: 'DELETE', url: `${url}${res.json().id}/`, headers: admin.headers });
     assert.equal(removed.statusCode, 204);

@@ -14,7 +14,9 @@ describe('roles access', () => {
     ctx = await setupTestApp();
     tenant = await makeTenant(ctx.deps.db);
     base = `/api/organizations/${tenant.organization.id}/roles/`;
-    roleId = (await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Existing' } })).json().id;
+    roleId = (
+      await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Existing' } })
+    ).json().id;
   });
   after(() => ctx.close());
 
@@ -32,7 +34,10 @@ describe('roles access', () => {
   it('lets a member read but not write', async () => {
     const member = await makeTenantMember(ctx.deps.db, tenant, 1);
     assert.equal((await ctx.app.inject({ method: 'GET', url: base, headers: member.headers })).statusCode, 200);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: `${base}${roleId}/`, headers: member.headers })).statusCode, 200);
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: `${base}${roleId}/`, headers: member.headers })).statusCode,
+      200,
+    );
     const writes = [
       { method: 'POST' as const, url: base, payload: { name: 'By member' } },
       { method: 'PATCH' as const, url: `${base}${roleId}/`, payload: { name: 'By member' } },
@@ -50,14 +55,24 @@ describe('roles access', () => {
 
   it('lets an admin write', async () => {
     const admin = await makeTenantMember(ctx.deps.db, tenant, 8);
-    const res = await ctx.app.inject({ method: 'POST', url: base, headers: admin.headers, payload: { name: 'By admin' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: admin.headers,
+      payload: { name: 'By admin' },
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().created_by.id, admin.user.id);
   });
 
   it('requires organization:write to write and accepts it for reads', async () => {
     const readOnly = await makeKey(ctx.deps.db, tenant.owner, { scopes: ['organization:read'] });
-    let res = await ctx.app.inject({ method: 'POST', url: base, headers: bearer(readOnly), payload: { name: 'Read only' } });
+    let res = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: bearer(readOnly),
+      payload: { name: 'Read only' },
+    });
     assert.equal(res.statusCode, 403);
     assert.deepEqual(res.json(), denied("API key missing required scope 'organization:write'"));
     res = await ctx.app.inject({ method: 'DELETE', url: `${base}${roleId}/`, headers: bearer(readOnly) });
@@ -67,8 +82,16 @@ describe('roles access', () => {
 
     const writeOnly = await makeKey(ctx.deps.db, tenant.owner, { scopes: ['organization:write'] });
     assert.equal((await ctx.app.inject({ method: 'GET', url: base, headers: bearer(writeOnly) })).statusCode, 200);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: `${base}${roleId}/`, headers: bearer(writeOnly) })).statusCode, 200);
-    res = await ctx.app.inject({ method: 'POST', url: base, headers: bearer(writeOnly), payload: { name: 'Write scope' } });
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: `${base}${roleId}/`, headers: bearer(writeOnly) })).statusCode,
+      200,
+    );
+    res = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: bearer(writeOnly),
+      payload: { name: 'Write scope' },
+    });
     assert.equal(res.statusCode, 201, res.body);
   });
 
@@ -84,11 +107,17 @@ describe('roles access', () => {
     const scopedElsewhere = await makeKey(ctx.deps.db, tenant.owner, { scopedOrganizations: [other.organization.id] });
     let res = await ctx.app.inject({ method: 'GET', url: base, headers: bearer(scopedElsewhere) });
     assert.equal(res.statusCode, 403);
-    assert.deepEqual(res.json(), denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`));
+    assert.deepEqual(
+      res.json(),
+      denied(`API key does not have access to the requested organization: ID ${tenant.organization.id}.`),
+    );
     const scopedTeams = await makeKey(ctx.deps.db, tenant.owner, { scopedTeams: [tenant.project.id] });
     res = await ctx.app.inject({ method: 'GET', url: base, headers: bearer(scopedTeams) });
     assert.equal(res.statusCode, 403);
-    assert.deepEqual(res.json(), denied('API keys with scoped projects are only supported on project-based endpoints.'));
+    assert.deepEqual(
+      res.json(),
+      denied('API keys with scoped projects are only supported on project-based endpoints.'),
+    );
     const scopedHere = await makeKey(ctx.deps.db, tenant.owner, { scopedOrganizations: [tenant.organization.id] });
     assert.equal((await ctx.app.inject({ method: 'GET', url: base, headers: bearer(scopedHere) })).statusCode, 200);
   });
@@ -108,12 +137,22 @@ describe('roles access', () => {
 
   it('checks access before validating the body or the ids', async () => {
     const member = await makeTenantMember(ctx.deps.db, tenant, 1);
-    let res = await ctx.app.inject({ method: 'POST', url: base, headers: member.headers, payload: { name: '   ', feature_flags_access_level: 5 } });
+    let res = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: member.headers,
+      payload: { name: '   ', feature_flags_access_level: 5 },
+    });
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().detail, 'Your organization access level is insufficient.');
     res = await ctx.app.inject({ method: 'GET', url: `${base}not-a-uuid/` });
     assert.equal(res.statusCode, 401);
-    res = await ctx.app.inject({ method: 'POST', url: `${base}${roleId}/role_memberships/`, headers: member.headers, payload: { user_uuid: 'nope' } });
+    res = await ctx.app.inject({
+      method: 'POST',
+      url: `${base}${roleId}/role_memberships/`,
+      headers: member.headers,
+      payload: { user_uuid: 'nope' },
+    });
     assert.equal(res.statusCode, 403);
   });
 });

@@ -28,7 +28,12 @@ describe('roles under concurrent writes', () => {
       ]);
       assert.deepEqual(statuses(responses), [201, 400], responses.map((res) => res.body).join(' | '));
       const loser = responses.find((res) => res.statusCode === 400);
-      assert.deepEqual(loser?.json(), { type: 'validation_error', code: 'unique', detail: 'There is already a role with this name.', attr: 'name' });
+      assert.deepEqual(loser?.json(), {
+        type: 'validation_error',
+        code: 'unique',
+        detail: 'There is already a role with this name.',
+        attr: 'name',
+      });
       const rows = await ctx.deps.db
         .selectFrom('roles')
         .select('id')
@@ -36,16 +41,27 @@ describe('roles under concurrent writes', () => {
         .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
         .execute();
       assert.equal(rows.length, 1);
-      const logged = await ctx.deps.db.selectFrom('activity_log').select('id').where('organization_id', '=', tenant.organization.id).where('item_id', '=', rows[0].id).execute();
+      const logged = await ctx.deps.db
+        .selectFrom('activity_log')
+        .select('id')
+        .where('organization_id', '=', tenant.organization.id)
+        .where('item_id', '=', rows[0].id)
+        .execute();
       assert.equal(logged.length, 1);
     }
   });
 
   it('renames one of two roles when both race to the same new name', async () => {
-    const first = (await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Left' } })).json().id;
-    const second = (await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Right' } })).json().id;
+    const first = (
+      await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Left' } })
+    ).json().id;
+    const second = (
+      await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Right' } })
+    ).json().id;
     const responses = await Promise.all(
-      [first, second].map((id) => ctx.app.inject({ method: 'PATCH', url: `${base}${id}/`, headers: tenant.headers, payload: { name: 'Center' } })),
+      [first, second].map((id) =>
+        ctx.app.inject({ method: 'PATCH', url: `${base}${id}/`, headers: tenant.headers, payload: { name: 'Center' } }),
+      ),
     );
     assert.deepEqual(statuses(responses), [200, 400], responses.map((res) => res.body).join(' | '));
     assert.equal(responses.find((res) => res.statusCode === 400)?.json().code, 'unique');
@@ -53,7 +69,14 @@ describe('roles under concurrent writes', () => {
 
   it('adds a user once when two requests add the same user to a role', async () => {
     for (let round = 0; round < 5; round++) {
-      const role = (await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: `Membership race ${round}` } })).json();
+      const role = (
+        await ctx.app.inject({
+          method: 'POST',
+          url: base,
+          headers: tenant.headers,
+          payload: { name: `Membership race ${round}` },
+        })
+      ).json();
       const user = await makeUser(ctx.deps.db);
       await makeMember(ctx.deps.db, tenant.organization, user);
       const url = `${base}${role.id}/role_memberships/`;
@@ -63,7 +86,10 @@ describe('roles under concurrent writes', () => {
       ]);
       assert.deepEqual(statuses(responses), [201, 400], responses.map((res) => res.body).join(' | '));
       assert.deepEqual(responses.find((res) => res.statusCode === 400)?.json(), {
-        type: 'validation_error', code: 'invalid_input', detail: 'User is already part of the role.', attr: null,
+        type: 'validation_error',
+        code: 'invalid_input',
+        detail: 'User is already part of the role.',
+        attr: null,
       });
       const list = await ctx.app.inject({ method: 'GET', url, headers: tenant.headers });
       assert.equal(list.json().count, 1);
@@ -71,13 +97,21 @@ describe('roles under concurrent writes', () => {
   });
 
   it('deletes a role once when two deletes race', async () => {
-    const role = (await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Delete race' } })).json();
+    const role = (
+      await ctx.app.inject({ method: 'POST', url: base, headers: tenant.headers, payload: { name: 'Delete race' } })
+    ).json();
     const responses = await Promise.all([
       ctx.app.inject({ method: 'DELETE', url: `${base}${role.id}/`, headers: tenant.headers }),
       ctx.app.inject({ method: 'DELETE', url: `${base}${role.id}/`, headers: tenant.headers }),
     ]);
     assert.deepEqual(statuses(responses), [204, 404]);
-    const logged = await ctx.deps.db.selectFrom('activity_log').select('activity').where('organization_id', '=', tenant.organization.id).where('item_id', '=', role.id).where('activity', '=', 'deleted').execute();
+    const logged = await ctx.deps.db
+      .selectFrom('activity_log')
+      .select('activity')
+      .where('organization_id', '=', tenant.organization.id)
+      .where('item_id', '=', role.id)
+      .where('activity', '=', 'deleted')
+      .execute();
     assert.equal(logged.length, 1);
   });
 });

@@ -18,9 +18,17 @@ describe('roles', () => {
   });
   after(() => ctx.close());
 
-  const post = (body: unknown, headers = tenant.headers, url = base) => ctx.app.inject({ method: 'POST', url, headers, payload: body as object });
+  const post = (body: unknown, headers = tenant.headers, url = base) =>
+    ctx.app.inject({ method: 'POST', url, headers, payload: body as object });
   const activityOf = (itemId: string) =>
-    ctx.deps.db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('scope', '=', 'Role').where('item_id', '=', itemId).orderBy('created_at').execute();
+    ctx.deps.db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('scope', '=', 'Role')
+      .where('item_id', '=', itemId)
+      .orderBy('created_at')
+      .execute();
 
   it('creates a role with the Role object, created_by the key user, default level 37', async () => {
     const res = await post({ name: '  Engineering  ' });
@@ -36,11 +44,20 @@ describe('roles', () => {
     assert.equal(role.created_by.uuid, tenant.owner.uuid);
     assert.equal(role.created_by.email, tenant.owner.email);
     assert.equal(role.created_by.hedgehog_config, null);
-    assert.deepEqual(
-      Object.keys(role).sort(),
-      ['associated_flags', 'created_at', 'created_by', 'feature_flags_access_level', 'id', 'members', 'name'],
-    );
-    const stored = await ctx.deps.db.selectFrom('roles').selectAll().where('id', '=', role.id).executeTakeFirstOrThrow();
+    assert.deepEqual(Object.keys(role).sort(), [
+      'associated_flags',
+      'created_at',
+      'created_by',
+      'feature_flags_access_level',
+      'id',
+      'members',
+      'name',
+    ]);
+    const stored = await ctx.deps.db
+      .selectFrom('roles')
+      .selectAll()
+      .where('id', '=', role.id)
+      .executeTakeFirstOrThrow();
     assert.equal(stored.name, 'Engineering');
     assert.equal(stored.organization_id, tenant.organization.id);
   });
@@ -76,11 +93,17 @@ describe('roles', () => {
     for (const value of [1, 22, 38, 'abc', true, 21.5, '']) {
       const res = await post({ name: `Level ${value}`, feature_flags_access_level: value });
       assert.equal(res.statusCode, 400, res.body);
-      assert.deepEqual(res.json(), ERROR('invalid_choice', `"${value}" is not a valid choice.`, 'feature_flags_access_level'));
+      assert.deepEqual(
+        res.json(),
+        ERROR('invalid_choice', `"${value}" is not a valid choice.`, 'feature_flags_access_level'),
+      );
     }
     const nulled = await post({ name: 'Level null', feature_flags_access_level: null });
     assert.equal(nulled.statusCode, 400);
-    assert.deepEqual(nulled.json(), ERROR('invalid_choice', '"null" is not a valid choice.', 'feature_flags_access_level'));
+    assert.deepEqual(
+      nulled.json(),
+      ERROR('invalid_choice', '"null" is not a valid choice.', 'feature_flags_access_level'),
+    );
     const list = await ctx.app.inject({ method: 'GET', url: base, headers: tenant.headers });
     assert.ok(!list.json().results.some((role: { name: string }) => role.name.startsWith('Level')));
   });
@@ -95,7 +118,12 @@ describe('roles', () => {
     res = await post([{ name: 'In a list' }]);
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().type, 'validation_error');
-    res = await ctx.app.inject({ method: 'POST', url: base, headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: '{"name":' });
+    res = await ctx.app.inject({
+      method: 'POST',
+      url: base,
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'invalid_input');
   });
@@ -123,7 +151,11 @@ describe('roles', () => {
 
   it('retrieves a role, with and without trailing slash, and via @current', async () => {
     const created = (await post({ name: 'Retrieve me' })).json();
-    for (const url of [`${base}${created.id}/`, `${base}${created.id}`, `/api/organizations/@current/roles/${created.id}/`]) {
+    for (const url of [
+      `${base}${created.id}/`,
+      `${base}${created.id}`,
+      `/api/organizations/@current/roles/${created.id}/`,
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url, headers: tenant.headers });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), created);
@@ -133,7 +165,12 @@ describe('roles', () => {
   it('answers 404 for an unknown or malformed role id', async () => {
     for (const id of [crypto.randomUUID(), 'not-a-uuid', '123']) {
       for (const method of ['GET', 'PATCH', 'PUT', 'DELETE'] as const) {
-        const res = await ctx.app.inject({ method, url: `${base}${id}/`, headers: tenant.headers, payload: method === 'PATCH' || method === 'PUT' ? { name: 'X' } : undefined });
+        const res = await ctx.app.inject({
+          method,
+          url: `${base}${id}/`,
+          headers: tenant.headers,
+          payload: method === 'PATCH' || method === 'PUT' ? { name: 'X' } : undefined,
+        });
         assert.equal(res.statusCode, 404, `${method} ${id}: ${res.body}`);
         assert.deepEqual(res.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
       }
@@ -142,7 +179,11 @@ describe('roles', () => {
 
   it('answers 404 for an unknown or non-UUID organization', async () => {
     for (const org of [crypto.randomUUID(), 'not-a-valid-uuid']) {
-      const res = await ctx.app.inject({ method: 'GET', url: `/api/organizations/${org}/roles/`, headers: tenant.headers });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/organizations/${org}/roles/`,
+        headers: tenant.headers,
+      });
       assert.equal(res.statusCode, 404);
       assert.equal(res.json().code, 'not_found');
     }
@@ -150,18 +191,31 @@ describe('roles', () => {
 
   it('updates with PATCH, logging the changes', async () => {
     const created = (await post({ name: 'Patchable' })).json();
-    let res = await ctx.app.inject({ method: 'PATCH', url: `${base}${created.id}/`, headers: tenant.headers, payload: { name: ' Patched ' } });
+    let res = await ctx.app.inject({
+      method: 'PATCH',
+      url: `${base}${created.id}/`,
+      headers: tenant.headers,
+      payload: { name: ' Patched ' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().name, 'Patched');
     assert.equal(res.json().feature_flags_access_level, 37);
-    res = await ctx.app.inject({ method: 'PATCH', url: `${base}${created.id}/`, headers: tenant.headers, payload: { feature_flags_access_level: 21 } });
+    res = await ctx.app.inject({
+      method: 'PATCH',
+      url: `${base}${created.id}/`,
+      headers: tenant.headers,
+      payload: { feature_flags_access_level: 21 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().name, 'Patched');
     assert.equal(res.json().feature_flags_access_level, 21);
     assert.equal(res.json().created_at, created.created_at);
 
     const log = await activityOf(created.id);
-    assert.deepEqual(log.map((entry) => entry.activity), ['created', 'updated', 'updated']);
+    assert.deepEqual(
+      log.map((entry) => entry.activity),
+      ['created', 'updated', 'updated'],
+    );
     for (const entry of log) {
       assert.equal(entry.user_id, tenant.owner.id);
       assert.equal(entry.organization_id, tenant.organization.id);
@@ -183,7 +237,10 @@ describe('roles', () => {
     const cases: [unknown, object][] = [
       [{ name: '  ' }, ERROR('blank', 'This field may not be blank.', 'name')],
       [{ name: 'z'.repeat(201) }, ERROR('max_length', 'Ensure this field has no more than 200 characters.', 'name')],
-      [{ feature_flags_access_level: 99 }, ERROR('invalid_choice', '"99" is not a valid choice.', 'feature_flags_access_level')],
+      [
+        { feature_flags_access_level: 99 },
+        ERROR('invalid_choice', '"99" is not a valid choice.', 'feature_flags_access_level'),
+      ],
       [{ name: 'engineering' }, ERROR('unique', 'There is already a role with this name.', 'name')],
     ];
     for (const [payload, expected] of cases) {
@@ -197,20 +254,40 @@ describe('roles', () => {
 
   it('allows renaming a role to another case of its own name', async () => {
     const created = (await post({ name: 'marketing' })).json();
-    const res = await ctx.app.inject({ method: 'PATCH', url: `${base}${created.id}/`, headers: tenant.headers, payload: { name: 'Marketing' } });
+    const res = await ctx.app.inject({
+      method: 'PATCH',
+      url: `${base}${created.id}/`,
+      headers: tenant.headers,
+      payload: { name: 'Marketing' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().name, 'Marketing');
-    const same = await ctx.app.inject({ method: 'PATCH', url: `${base}${created.id}/`, headers: tenant.headers, payload: { name: 'Marketing' } });
+    const same = await ctx.app.inject({
+      method: 'PATCH',
+      url: `${base}${created.id}/`,
+      headers: tenant.headers,
+      payload: { name: 'Marketing' },
+    });
     assert.equal(same.statusCode, 200, same.body);
   });
 
   it('updates with PUT, which requires the name', async () => {
     const created = (await post({ name: 'Puttable' })).json();
     const url = `${base}${created.id}/`;
-    let res = await ctx.app.inject({ method: 'PUT', url, headers: tenant.headers, payload: { feature_flags_access_level: 21 } });
+    let res = await ctx.app.inject({
+      method: 'PUT',
+      url,
+      headers: tenant.headers,
+      payload: { feature_flags_access_level: 21 },
+    });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), ERROR('required', 'This field is required.', 'name'));
-    res = await ctx.app.inject({ method: 'PUT', url, headers: tenant.headers, payload: { name: 'Put', feature_flags_access_level: 21 } });
+    res = await ctx.app.inject({
+      method: 'PUT',
+      url,
+      headers: tenant.headers,
+      payload: { name: 'Put', feature_flags_access_level: 21 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().name, 'Put');
     assert.equal(res.json().feature_flags_access_level, 21);
@@ -224,7 +301,10 @@ describe('roles', () => {
     const again = await ctx.app.inject({ method: 'GET', url: `${base}${created.id}/`, headers: tenant.headers });
     assert.equal(again.statusCode, 404);
     const log = await activityOf(created.id);
-    assert.deepEqual(log.map((entry) => entry.activity), ['created', 'deleted']);
+    assert.deepEqual(
+      log.map((entry) => entry.activity),
+      ['created', 'deleted'],
+    );
     assert.deepEqual(log[1].detail, { changes: null, name: 'Doomed' });
     assert.equal(log[1].user_id, tenant.owner.id);
   });
@@ -233,16 +313,29 @@ describe('roles', () => {
     const created = (await post({ name: 'Flagged' })).json();
     const flags = await ctx.deps.db
       .insertInto('feature_flags')
-      .values([{ team_id: tenant.project.id, key: 'beta-ui' }, { team_id: tenant.project.id, key: 'new-nav' }])
+      .values([
+        { team_id: tenant.project.id, key: 'beta-ui' },
+        { team_id: tenant.project.id, key: 'new-nav' },
+      ])
       .returning(['id', 'key'])
       .execute();
     await ctx.deps.db
       .insertInto('feature_flag_role_access')
-      .values(flags.map((flag) => ({ organization_id: tenant.organization.id, role_id: created.id, team_id: tenant.project.id, feature_flag_id: flag.id })))
+      .values(
+        flags.map((flag) => ({
+          organization_id: tenant.organization.id,
+          role_id: created.id,
+          team_id: tenant.project.id,
+          feature_flag_id: flag.id,
+        })),
+      )
       .execute();
     const res = await ctx.app.inject({ method: 'GET', url: `${base}${created.id}/`, headers: tenant.headers });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().associated_flags, flags.map((flag) => ({ id: flag.id, key: flag.key })));
+    assert.deepEqual(
+      res.json().associated_flags,
+      flags.map((flag) => ({ id: flag.id, key: flag.key })),
+    );
   });
 });
 
@@ -272,7 +365,10 @@ describe('roles list', () => {
     assert.equal(body.count, 5);
     assert.equal(body.next, null);
     assert.equal(body.previous, null);
-    assert.deepEqual(body.results.map((role: { name: string }) => role.name), names);
+    assert.deepEqual(
+      body.results.map((role: { name: string }) => role.name),
+      names,
+    );
     assert.equal(body.results[0].created_at, '2026-01-01T10:00:00.000Z');
   });
 
@@ -281,13 +377,20 @@ describe('roles list', () => {
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.equal(body.count, 5);
-    assert.deepEqual(body.results.map((role: { name: string }) => role.name), ['Beta', 'Delta']);
+    assert.deepEqual(
+      body.results.map((role: { name: string }) => role.name),
+      ['Beta', 'Delta'],
+    );
     assert.equal(body.next, `http://localhost:80${base}?limit=2&offset=4`);
     assert.equal(body.previous, `http://localhost:80${base}?limit=2&offset=0`);
   });
 
   it('rejects bad paging parameters', async () => {
-    for (const [query, attr] of [['limit=0', 'limit'], ['limit=x', 'limit'], ['offset=-1', 'offset']]) {
+    for (const [query, attr] of [
+      ['limit=0', 'limit'],
+      ['limit=x', 'limit'],
+      ['offset=-1', 'offset'],
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url: `${base}?${query}`, headers: tenant.headers });
       assert.equal(res.statusCode, 400, query);
       assert.equal(res.json().attr, attr);
@@ -299,8 +402,12 @@ describe('roles list', () => {
     const url = `/api/organizations/${other.organization.id}/roles/`;
     ctx.clock.set('2026-02-01T00:00:00.000Z');
     const ids: string[] = [];
-    for (const name of ['One', 'Two', 'Three']) ids.push((await ctx.app.inject({ method: 'POST', url, headers: other.headers, payload: { name } })).json().id);
+    for (const name of ['One', 'Two', 'Three'])
+      ids.push((await ctx.app.inject({ method: 'POST', url, headers: other.headers, payload: { name } })).json().id);
     const res = await ctx.app.inject({ method: 'GET', url, headers: other.headers });
-    assert.deepEqual(res.json().results.map((role: { id: string }) => role.id), [...ids].sort());
+    assert.deepEqual(
+      res.json().results.map((role: { id: string }) => role.id),
+      [...ids].sort(),
+    );
   });
 });

@@ -30,11 +30,24 @@ function post(url: string, payload: string | Buffer, headers: Record<string, str
   return ctx.app.inject({ method: 'POST', url, payload, headers });
 }
 
-const OFF = ['sessionRecording', 'heatmaps', 'surveys', 'productTours', 'conversations', 'autocaptureExceptions', 'capturePerformance', 'captureDeadClicks'];
+const OFF = [
+  'sessionRecording',
+  'heatmaps',
+  'surveys',
+  'productTours',
+  'conversations',
+  'autocaptureExceptions',
+  'capturePerformance',
+  'captureDeadClicks',
+];
 
 describe('remote config', () => {
   test('JSON: the project token, compression capture reads, every optional product off, no flags, no site apps', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: `/array/${token}/config`, headers: { origin: ORIGIN } });
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: `/array/${token}/config`,
+      headers: { origin: ORIGIN },
+    });
     assert.equal(response.statusCode, 200);
     const config = response.json();
     assert.equal(config.token, token);
@@ -57,7 +70,9 @@ describe('remote config', () => {
     assert.equal(script.statusCode, 200);
     assert.match(String(script.headers['content-type']), /^text\/javascript/);
     assert.equal(script.headers['cross-origin-resource-policy'], 'cross-origin');
-    const window: Record<string, unknown> = { _POSTHOG_REMOTE_CONFIG: { phc_other: { config: { token: 'phc_other' } } } };
+    const window: Record<string, unknown> = {
+      _POSTHOG_REMOTE_CONFIG: { phc_other: { config: { token: 'phc_other' } } },
+    };
     vm.runInNewContext(script.body, { window });
     // Objects of the script's realm, compared by their JSON.
     const configs = JSON.parse(JSON.stringify(window._POSTHOG_REMOTE_CONFIG));
@@ -196,7 +211,8 @@ describe('/decide/', () => {
       assert.equal(response.statusCode, 200, url);
       const answer = response.json();
       assert.deepEqual(answer.featureFlags, featureFlags, url);
-      for (const key of ['featureFlagPayloads', 'flags', 'requestId']) assert.equal(key in answer, extra.includes(key), `${url} ${key}`);
+      for (const key of ['featureFlagPayloads', 'flags', 'requestId'])
+        assert.equal(key in answer, extra.includes(key), `${url} ${key}`);
       assert.deepEqual(answer.config, { enable_collect_everything: true });
       assert.equal(answer.errorsWhileComputingFlags, false);
       assert.equal(answer.isAuthenticated, false);
@@ -207,7 +223,10 @@ describe('/decide/', () => {
 
   test('token checks as capture', async () => {
     assert.equal((await post('/decide/?v=3', json({ distinct_id: 'a' }))).json().code, 'missing_api_key');
-    assert.equal((await post('/decide/?v=3', json({ token: 'phc_nope', distinct_id: 'a' }))).json().code, 'invalid_api_key');
+    assert.equal(
+      (await post('/decide/?v=3', json({ token: 'phc_nope', distinct_id: 'a' }))).json().code,
+      'invalid_api_key',
+    );
   });
 });
 
@@ -217,23 +236,37 @@ describe('CORS: any origin, as capture', () => {
       const preflight = await ctx.app.inject({
         method: 'OPTIONS',
         url,
-        headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       });
       assert.equal(preflight.statusCode, 204, url);
       assert.equal(preflight.headers['access-control-allow-origin'], ORIGIN);
       assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
       assert.equal(preflight.headers['access-control-allow-headers'], 'content-type');
     }
-    const answer = await post('/flags/?v=2', json({ token, distinct_id: 'a' }), { ...JSON_TYPE, origin: 'http://localhost:3000' });
+    const answer = await post('/flags/?v=2', json({ token, distinct_id: 'a' }), {
+      ...JSON_TYPE,
+      origin: 'http://localhost:3000',
+    });
     assert.equal(answer.headers['access-control-allow-origin'], 'http://localhost:3000');
     assert.match(String(answer.headers.vary), /Origin/);
-    const refused = await post('/flags/?v=2', json({ token: 'phc_nope', distinct_id: 'a' }), { ...JSON_TYPE, origin: ORIGIN });
+    const refused = await post('/flags/?v=2', json({ token: 'phc_nope', distinct_id: 'a' }), {
+      ...JSON_TYPE,
+      origin: ORIGIN,
+    });
     assert.equal(refused.statusCode, 401);
     assert.equal(refused.headers['access-control-allow-origin'], ORIGIN, 'an error is readable by the page too');
   });
 
   test('the API itself stays without CORS', async () => {
-    const response = await ctx.app.inject({ method: 'GET', url: '/api/projects/', headers: { ...tenant.headers, origin: ORIGIN } });
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/projects/',
+      headers: { ...tenant.headers, origin: ORIGIN },
+    });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['access-control-allow-origin'], undefined);
   });

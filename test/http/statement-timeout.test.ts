@@ -38,7 +38,8 @@ describe('statement time limit', () => {
   after(() => ctx.close());
 
   const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: tenant.headers });
-  const post = (url: string, payload: object) => ctx.app.inject({ method: 'POST', url, headers: tenant.headers, payload });
+  const post = (url: string, payload: object) =>
+    ctx.app.inject({ method: 'POST', url, headers: tenant.headers, payload });
 
   /** Statements still running on this database, but for the one asking. */
   async function running(): Promise<number> {
@@ -47,10 +48,23 @@ describe('statement time limit', () => {
     return rows[0].n;
   }
 
-  const funnel = { events: [{ id: '$pageview', type: 'events', order: 0 }, { id: '$pageview', type: 'events', order: 1 }], date_from: '-7d', funnel_step: 2 };
+  const funnel = {
+    events: [
+      { id: '$pageview', type: 'events', order: 0 },
+      { id: '$pageview', type: 'events', order: 1 },
+    ],
+    date_from: '-7d',
+    funnel_step: 2,
+  };
   const views = [
     ['the whole persons CSV export', () => get(`${persons}/?format=csv&properties=${SCAN}`)],
-    ['an analytical view', () => get(`${persons}/trends/?entity_id=%24pageview&entity_type=events&date_from=${threeDaysAgo}&date_to=${threeDaysAgo}`)],
+    [
+      'an analytical view',
+      () =>
+        get(
+          `${persons}/trends/?entity_id=%24pageview&entity_type=events&date_from=${threeDaysAgo}&date_to=${threeDaysAgo}`,
+        ),
+    ],
     // A body is read in another async context than the request's first hooks: the budget must follow it.
     ['an analytical view asked by POST', () => post(`${persons}/funnel/`, funnel)],
   ] as const;
@@ -83,7 +97,8 @@ describe('statement time limit', () => {
   });
 
   it('each pooled connection takes the budget of the request that holds it, and the default outside one', async () => {
-    const show = async () => (await sql<{ statement_timeout: string }>`show statement_timeout`.execute(ctx.deps.db)).rows[0].statement_timeout;
+    const show = async () =>
+      (await sql<{ statement_timeout: string }>`show statement_timeout`.execute(ctx.deps.db)).rows[0].statement_timeout;
     const outside = await show();
     // PGlite's one connection is left alone: a setting it would never enforce would only cost a round trip.
     assert.equal(await withQueryBudget({ statementTimeoutMs: 1234 }, show), onPostgres ? '1234ms' : outside);

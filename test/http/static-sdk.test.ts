@@ -69,7 +69,17 @@ test('revalidation: the ETag or the date answers 304 with no body; another ETag 
 });
 
 test('the scripts posthog-js loads beside it, under ?v=<version> or /<version>/, cached for good', async () => {
-  for (const name of ['recorder.js', 'lazy-recorder.js', 'surveys.js', 'exception-autocapture.js', 'web-vitals.js', 'dead-clicks-autocapture.js', 'tracing-headers.js', 'product-tours.js', 'logs.js']) {
+  for (const name of [
+    'recorder.js',
+    'lazy-recorder.js',
+    'surveys.js',
+    'exception-autocapture.js',
+    'web-vitals.js',
+    'dead-clicks-autocapture.js',
+    'tracing-headers.js',
+    'product-tours.js',
+    'logs.js',
+  ]) {
     for (const url of [`/static/${name}?v=${version}`, `/static/${version}/${name}`]) {
       const response = await get(url);
       assert.equal(response.statusCode, 200, url);
@@ -106,7 +116,11 @@ test('anything else under /static/ is 404 in the envelope: unknown names, other 
   for (const url of urls) {
     const response = await get(url);
     assert.equal(response.statusCode, 404, url);
-    assert.deepEqual(response.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }, url);
+    assert.deepEqual(
+      response.json(),
+      { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null },
+      url,
+    );
   }
 });
 
@@ -121,6 +135,9 @@ test('a file is read once and then served from memory', async () => {
 
 test("the README's snippet is the one the browser test loads, pointed at /static/array.js", () => {
   const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  assert.ok(readme.includes(posthogSnippet('http://localhost:8000')), 'README shows posthogSnippet() of test/helpers/browser.ts');
+  assert.ok(
+    readme.includes(posthogSnippet('http://localhost:8000')),
+    'README shows posthogSnippet() of test/helpers/browser.ts',
+  );
   assert.ok(readme.includes("posthog.init('phc_…', { api_host: 'http://localhost:8000' });"));
 });

@@ -52,19 +52,36 @@ describe('the User object', () => {
     shown.push(added.user);
     const role = await call('POST', `${org}/roles/`, { name: 'Verifiers' });
     shown.push(role.created_by);
-    for (const user of [unverified, verified]) shown.push((await call('POST', `${org}/roles/${role.id}/role_memberships/`, { user_uuid: user.uuid })).user);
+    for (const user of [unverified, verified])
+      shown.push((await call('POST', `${org}/roles/${role.id}/role_memberships/`, { user_uuid: user.uuid })).user);
     const listed = await call('GET', `${org}/roles/${role.id}/`);
     shown.push(...listed.members.map((membership: { user: UserObject }) => membership.user), listed.created_by);
-    shown.push(...(await call('GET', `${org}/roles/${role.id}/role_memberships/`)).results.map((membership: { user: UserObject }) => membership.user));
-    const cohort = await call('POST', `/api/projects/${tenant.project.id}/cohorts/`, { name: 'Everyone', is_static: true });
-    shown.push(cohort.created_by, (await call('GET', `/api/projects/${tenant.project.id}/cohorts/${cohort.id}/`)).created_by);
+    shown.push(
+      ...(await call('GET', `${org}/roles/${role.id}/role_memberships/`)).results.map(
+        (membership: { user: UserObject }) => membership.user,
+      ),
+    );
+    const cohort = await call('POST', `/api/projects/${tenant.project.id}/cohorts/`, {
+      name: 'Everyone',
+      is_static: true,
+    });
+    shown.push(
+      cohort.created_by,
+      (await call('GET', `/api/projects/${tenant.project.id}/cohorts/${cohort.id}/`)).created_by,
+    );
 
     assert.ok(shown.length >= 12);
     for (const user of shown) {
       assert.equal(typeof user.is_email_verified, 'boolean', `${user.email}: ${JSON.stringify(user)}`);
       assert.equal(user.is_email_verified, expected(user), user.email);
     }
-    assert.ok(shown.some((user) => user.is_email_verified === true), 'a verified user shows true');
-    assert.ok(shown.some((user) => user.email === tenant.owner.email && user.is_email_verified === false), 'a stored null shows false');
+    assert.ok(
+      shown.some((user) => user.is_email_verified === true),
+      'a verified user shows true',
+    );
+    assert.ok(
+      shown.some((user) => user.email === tenant.owner.email && user.is_email_verified === false),
+      'a stored null shows false',
+    );
   });
 });

@@ -17,8 +17,21 @@ import type { App } from '../../src/http/route-module.ts';
 import { createLogger } from '../../src/log.ts';
 import { insertApiKey } from '../../src/modules/api-keys/api-keys.repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { bearer, makeMember, makeProject, makeTenant, makeTenantMember, makeUser, type Tenant } from '../helpers/factories.ts';
-import { createStressDatabase, startServerProcess, type ServerProcess, type StressDatabase } from '../stress/server-process.ts';
+import {
+  bearer,
+  makeMember,
+  makeProject,
+  makeTenant,
+  makeTenantMember,
+  makeUser,
+  type Tenant,
+} from '../helpers/factories.ts';
+import {
+  createStressDatabase,
+  startServerProcess,
+  type ServerProcess,
+  type StressDatabase,
+} from '../stress/server-process.ts';
 
 const PROMISE_MS = 1000;
 
@@ -30,18 +43,22 @@ interface Probe {
 }
 type Send = (probe: Probe) => Promise<number>;
 
-const viaFetch = (base: string): Send => async ({ method, url, headers, body }) => {
-  const res = await fetch(base + url, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  await res.arrayBuffer();
-  return res.status;
-};
-const viaInject = (app: App): Send => async ({ method, url, headers, body }) =>
-  (await app.inject({ method, url, headers, payload: body as object | undefined })).statusCode;
+const viaFetch =
+  (base: string): Send =>
+  async ({ method, url, headers, body }) => {
+    const res = await fetch(base + url, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+const viaInject =
+  (app: App): Send =>
+  async ({ method, url, headers, body }) =>
+    (await app.inject({ method, url, headers, payload: body as object | undefined })).statusCode;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,7 +83,13 @@ describe('access kept in memory, changed everywhere', () => {
       kind = 'pglite';
       shared = await createTestDatabase();
       db = shared.db;
-      const deps = { db, changes: shared.changes, config: defaultConfig({ rateLimit: false }), clock: { now: () => new Date() }, log: createLogger('silent') };
+      const deps = {
+        db,
+        changes: shared.changes,
+        config: defaultConfig({ rateLimit: false }),
+        clock: { now: () => new Date() },
+        log: createLogger('silent'),
+      };
       apps = [await buildApp(deps), await buildApp(deps)];
       servers = apps.map(viaInject);
     }
@@ -82,7 +105,11 @@ describe('access kept in memory, changed everywhere', () => {
   /** Both servers answer `allowed` (twice, so the second comes from what they kept). */
   async function allowedEverywhere(probe: Probe, allowed: number) {
     for (let round = 0; round < 2; round++) {
-      assert.deepEqual(await Promise.all(servers.map((send) => send(probe))), servers.map(() => allowed), `${probe.method} ${probe.url} allowed before the change`);
+      assert.deepEqual(
+        await Promise.all(servers.map((send) => send(probe))),
+        servers.map(() => allowed),
+        `${probe.method} ${probe.url} allowed before the change`,
+      );
     }
   }
 
@@ -100,11 +127,22 @@ describe('access kept in memory, changed everywhere', () => {
         }
       }),
     );
-    assert.ok(waits.every((wait) => wait !== null), `${probe.method} ${probe.url}: refused (${refused}) by every server within ${PROMISE_MS} ms, waited ${JSON.stringify(waits)}`);
+    assert.ok(
+      waits.every((wait) => wait !== null),
+      `${probe.method} ${probe.url}: refused (${refused}) by every server within ${PROMISE_MS} ms, waited ${JSON.stringify(waits)}`,
+    );
   }
 
-  const projectProbe = (headers: Record<string, string>): Probe => ({ method: 'GET', url: `/api/projects/${tenant.project.id}/`, headers });
-  const membersProbe = (headers: Record<string, string>): Probe => ({ method: 'GET', url: `/api/organizations/${tenant.organization.id}/members/`, headers });
+  const projectProbe = (headers: Record<string, string>): Probe => ({
+    method: 'GET',
+    url: `/api/projects/${tenant.project.id}/`,
+    headers,
+  });
+  const membersProbe = (headers: Record<string, string>): Probe => ({
+    method: 'GET',
+    url: `/api/organizations/${tenant.organization.id}/members/`,
+    headers,
+  });
 
   it('a revoked key is refused by every server, whichever server revoked it', async () => {
     for (const through of [0, 1]) {
@@ -115,7 +153,14 @@ describe('access kept in memory, changed everywhere', () => {
       const headers = bearer(revoked.value);
       await allowedEverywhere(projectProbe(headers), 200);
       await allowedEverywhere(membersProbe(headers), 200);
-      assert.equal(await servers[through]({ method: 'DELETE', url: `/api/personal_api_keys/${revoked.row.id}/`, headers: bearer(other.value) }), 204);
+      assert.equal(
+        await servers[through]({
+          method: 'DELETE',
+          url: `/api/personal_api_keys/${revoked.row.id}/`,
+          headers: bearer(other.value),
+        }),
+        204,
+      );
       await refusedEverywhere(projectProbe(headers), 401);
       await refusedEverywhere(membersProbe(headers), 401);
     }
@@ -125,7 +170,14 @@ describe('access kept in memory, changed everywhere', () => {
     const member = await makeTenantMember(db, tenant, 1);
     await allowedEverywhere(projectProbe(member.headers), 200);
     await allowedEverywhere({ method: 'GET', url: '/api/projects/@current/', headers: member.headers }, 200);
-    assert.equal(await servers[0]({ method: 'DELETE', url: `/api/organizations/${tenant.organization.id}/members/${member.user.uuid}/`, headers: tenant.headers }), 204);
+    assert.equal(
+      await servers[0]({
+        method: 'DELETE',
+        url: `/api/organizations/${tenant.organization.id}/members/${member.user.uuid}/`,
+        headers: tenant.headers,
+      }),
+      204,
+    );
     await refusedEverywhere(projectProbe(member.headers), 403);
     await refusedEverywhere(membersProbe(member.headers), 403);
     // Its `@current` organization is gone with the membership.
@@ -135,9 +187,22 @@ describe('access kept in memory, changed everywhere', () => {
   it('a demoted admin is refused admin writes by every server', async () => {
     const admin = await makeTenantMember(db, tenant, 8);
     // A body missing its e-mail: past the access check it is a 400, refused there a 403.
-    const write: Probe = { method: 'POST', url: `/api/organizations/${tenant.organization.id}/members/`, headers: admin.headers, body: {} };
+    const write: Probe = {
+      method: 'POST',
+      url: `/api/organizations/${tenant.organization.id}/members/`,
+      headers: admin.headers,
+      body: {},
+    };
     await allowedEverywhere(write, 400);
-    assert.equal(await servers[1]({ method: 'PATCH', url: `/api/organizations/${tenant.organization.id}/members/${admin.user.uuid}/`, headers: tenant.headers, body: { level: 1 } }), 200);
+    assert.equal(
+      await servers[1]({
+        method: 'PATCH',
+        url: `/api/organizations/${tenant.organization.id}/members/${admin.user.uuid}/`,
+        headers: tenant.headers,
+        body: { level: 1 },
+      }),
+      200,
+    );
     await refusedEverywhere(write, 403);
     await allowedEverywhere(membersProbe(admin.headers), 200);
   });
@@ -160,7 +225,9 @@ describe('access kept in memory, changed everywhere', () => {
 
   it('keeps no stale access while its listening connection is down, and listens again', async (t) => {
     if (kind !== 'postgres') {
-      t.diagnostic('PGlite has no listening connection to lose: the feed is marked down by hand, and the change it misses made with its trigger off');
+      t.diagnostic(
+        'PGlite has no listening connection to lose: the feed is marked down by hand, and the change it misses made with its trigger off',
+      );
       const feed = shared?.changes;
       assert.ok(feed instanceof ChangeFeed);
       const member = await makeTenantMember(db, tenant, 1);
@@ -181,11 +248,19 @@ describe('access kept in memory, changed everywhere', () => {
       return;
     }
     const listeners = async () =>
-      (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'herd access listener'`.execute(db)).rows[0].n;
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'herd access listener'`.execute(
+          db,
+        )
+      ).rows[0].n;
     assert.equal(await listeners(), 2);
     const first = await makeTenantMember(db, tenant, 1);
     await allowedEverywhere(projectProbe(first.headers), 200);
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'herd access listener'`.execute(db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'herd access listener'`.execute(
+      db,
+    );
     await db.updateTable('users').set({ is_active: false }).where('id', '=', first.user.id).execute();
     await refusedEverywhere(projectProbe(first.headers), 401);
 

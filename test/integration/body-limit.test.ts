@@ -52,7 +52,11 @@ describe('bodies over the limit', () => {
         path: spec.path,
         method: 'POST',
         agent: false,
-        headers: { 'content-type': 'application/json', ...(declared === null ? {} : { 'content-length': String(declared) }), ...spec.headers },
+        headers: {
+          'content-type': 'application/json',
+          ...(declared === null ? {} : { 'content-length': String(declared) }),
+          ...spec.headers,
+        },
       });
       let settled = false;
       const settle = () => {
@@ -79,7 +83,8 @@ describe('bodies over the limit', () => {
         while (!request.destroyed && outcome.written < spec.size && outcome.written < cap) {
           const length = Math.min(spec.chunk, spec.size - outcome.written);
           outcome.written += length;
-          if (!request.write(length === spec.chunk ? block : block.subarray(0, length))) return void request.once('drain', write);
+          if (!request.write(length === spec.chunk ? block : block.subarray(0, length)))
+            return void request.once('drain', write);
         }
         if (!request.destroyed && outcome.written >= spec.size) request.end();
       };
@@ -113,9 +118,16 @@ describe('bodies over the limit', () => {
               failures.push(`${label}: ${outcome.status ?? outcome.error}`);
               continue;
             }
-            assert.deepEqual(JSON.parse(outcome.body), {
-              type: 'invalid_request', code: 'payload_too_large', detail: 'Request body is too large.', attr: null,
-            }, label);
+            assert.deepEqual(
+              JSON.parse(outcome.body),
+              {
+                type: 'invalid_request',
+                code: 'payload_too_large',
+                detail: 'Request body is too large.',
+                attr: null,
+              },
+              label,
+            );
             answered++;
           }
         }
@@ -130,12 +142,25 @@ describe('bodies over the limit', () => {
   it('cuts off an endless body and one declared far past the bound, after a bounded read', async () => {
     // Whatever the client manages to write beyond the bound sits in socket buffers (a few MiB on loopback).
     const slack = 16 * MiB;
-    for (const { path, limit, headers } of [{ path: '/e/', limit: 2 * MiB }, { path: apiPath(), limit: MiB, headers: tenant.headers }]) {
+    for (const { path, limit, headers } of [
+      { path: '/e/', limit: 2 * MiB },
+      { path: apiPath(), limit: MiB, headers: tenant.headers },
+    ]) {
       const endless = await upload({ path, headers, size: Infinity, chunk: 64 * 1024, declared: null, cap: 256 * MiB });
       assert.ok(endless.written < 4 * limit + slack, `${path}: the endless body was read for ${endless.written} bytes`);
       assert.ok(endless.status === 413 || endless.error !== null, `${path}: the endless body was answered or cut off`);
-      const declared = await upload({ path, headers, size: 512 * MiB, chunk: 64 * 1024, declared: 512 * MiB, cap: 256 * MiB });
-      assert.ok(declared.written < slack, `${path}: a body declared past the bound was read for ${declared.written} bytes`);
+      const declared = await upload({
+        path,
+        headers,
+        size: 512 * MiB,
+        chunk: 64 * 1024,
+        declared: 512 * MiB,
+        cap: 256 * MiB,
+      });
+      assert.ok(
+        declared.written < slack,
+        `${path}: a body declared past the bound was read for ${declared.written} bytes`,
+      );
     }
     assert.equal((await upload({ path: '/e/', size: 2, chunk: 2 })).status, 400);
   });

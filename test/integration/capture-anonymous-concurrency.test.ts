@@ -21,7 +21,11 @@ before(async () => {
 after(() => ctx.close());
 
 const views = (anon: string, tag: string, n: number): CaptureEvent[] =>
-  Array.from({ length: n }, (_, j) => ({ event: '$pageview', distinct_id: anon, properties: { ...anonymous, tag: `${tag}${j}` } }));
+  Array.from({ length: n }, (_, j) => ({
+    event: '$pageview',
+    distinct_id: anon,
+    properties: { ...anonymous, tag: `${tag}${j}` },
+  }));
 
 /** Each path that gives `anon` a person, by the index of the id. */
 function linkOf(i: number, anon: string, user: string): CaptureEvent {
@@ -48,7 +52,11 @@ function roundOf(round: number): CaptureEvent[][] {
     const late = views(anon, 'b', 2);
     // A batch of two visitors too: its ids are held together.
     const pair = [...views(anon, 'c', 1), ...views(`lone-${round}-${i}`, 'c', 1)];
-    const orders = [[early, link, late, pair], [link, early, pair, late], [pair, late, link, early]];
+    const orders = [
+      [early, link, late, pair],
+      [link, early, pair, late],
+      [pair, late, link, early],
+    ];
     batches.push(...orders[(round + i) % orders.length]);
   }
   return batches;
@@ -64,22 +72,40 @@ test('personless events racing the link of their id all end with the person', as
     const deps: Deps = { ...ctx.deps, db: wide?.db ?? ctx.deps.db };
     const rounds = Array.from({ length: ROUNDS }, (_, round) => roundOf(round));
     for (const [round, batches] of rounds.entries()) {
-      const results = await Promise.allSettled(batches.map((batch) => ingestEvents(deps, deps.db, tenant.project, batch)));
-      assert.deepEqual(results.filter((result) => result.status === 'rejected'), [], `round ${round}`);
+      const results = await Promise.allSettled(
+        batches.map((batch) => ingestEvents(deps, deps.db, tenant.project, batch)),
+      );
+      assert.deepEqual(
+        results.filter((result) => result.status === 'rejected'),
+        [],
+        `round ${round}`,
+      );
     }
     const db = ctx.deps.db;
-    const events = await db.selectFrom('events').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).where('distinct_id', 'like', 'anon-%').execute();
+    const events = await db
+      .selectFrom('events')
+      .select(['distinct_id', 'person_id'])
+      .where('team_id', '=', teamId)
+      .where('distinct_id', 'like', 'anon-%')
+      .execute();
     const sent = rounds.flat(2).filter((event) => event.distinct_id.startsWith('anon-')).length;
     assert.equal(events.length, sent, 'every event stored once');
-    const ids = await db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).where('team_id', '=', teamId).execute();
+    const ids = await db
+      .selectFrom('person_distinct_ids')
+      .select(['distinct_id', 'person_id'])
+      .where('team_id', '=', teamId)
+      .execute();
     const personOf = new Map(ids.map((row) => [row.distinct_id, row.person_id]));
-    const unlinked = events.filter((event) => event.person_id === null || event.person_id !== personOf.get(event.distinct_id));
+    const unlinked = events.filter(
+      (event) => event.person_id === null || event.person_id !== personOf.get(event.distinct_id),
+    );
     assert.deepEqual(unlinked, [], 'every event of a linked id has its person');
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < IDS; i++) {
         const anon = `anon-${round}-${i}`;
         assert.ok(personOf.get(anon), `${anon} has a person`);
-        if (i % 4 !== 3) assert.equal(personOf.get(anon), personOf.get(`user-${round}-${i}`), `${anon} is beside its user`);
+        if (i % 4 !== 3)
+          assert.equal(personOf.get(anon), personOf.get(`user-${round}-${i}`), `${anon} is beside its user`);
         // The visitor that was never linked stays held by its placeholder, its event without a person.
         assert.equal(personOf.get(`lone-${round}-${i}`), null);
       }

@@ -24,7 +24,8 @@ function batchOf(run: string, i: number) {
     // Merges too: an existing unidentified person of its own joins one of the shared ids.
     { event: '$identify', distinct_id: `${run}-d${i % IDS}`, properties: { $anon_distinct_id: `${run}-pre${i}` } },
   ];
-  for (let j = 1; j < EVENTS; j++) events.push({ event: 'tick', distinct_id: `${run}-d${(i + j) % IDS}`, $set: { [`b${i}e${j}`]: j } });
+  for (let j = 1; j < EVENTS; j++)
+    events.push({ event: 'tick', distinct_id: `${run}-d${(i + j) % IDS}`, $set: { [`b${i}e${j}`]: j } });
   return events;
 }
 
@@ -44,21 +45,35 @@ async function check(tenant: Tenant, run: string) {
     assert.deepEqual(missing, [], `${run}-d${k} lost updates`);
     assert.equal(stored.is_identified, true);
   }
-  const events = await ctx.deps.db.selectFrom('events').select(['distinct_id', 'person_id']).where('team_id', '=', tenant.project.id).where('distinct_id', 'like', `${run}-d%`).execute();
+  const events = await ctx.deps.db
+    .selectFrom('events')
+    .select(['distinct_id', 'person_id'])
+    .where('team_id', '=', tenant.project.id)
+    .where('distinct_id', 'like', `${run}-d%`)
+    .execute();
   assert.equal(events.length, BATCHES * EVENTS);
 }
 
 async function prepare(deps: Deps, tenant: Tenant, run: string) {
-  for (let i = 0; i < BATCHES; i++) await ingestEvents(deps, deps.db, tenant.project, [{ event: 'pre', distinct_id: `${run}-pre${i}`, $set: { [`pre${i}`]: true } }]);
+  for (let i = 0; i < BATCHES; i++)
+    await ingestEvents(deps, deps.db, tenant.project, [
+      { event: 'pre', distinct_id: `${run}-pre${i}`, $set: { [`pre${i}`]: true } },
+    ]);
 }
 
 test('parallel capture requests over shared distinct ids apply every $set', async () => {
   const tenant = await makeTenant(ctx.deps.db);
   await prepare(ctx.deps, tenant, 'http');
   const responses = await Promise.all(
-    Array.from({ length: BATCHES }, (_, i) => post(ctx.app, '/batch/', { api_key: tenant.project.api_token, batch: batchOf('http', i) })),
+    Array.from({ length: BATCHES }, (_, i) =>
+      post(ctx.app, '/batch/', { api_key: tenant.project.api_token, batch: batchOf('http', i) }),
+    ),
   );
-  assert.deepEqual(responses.map((response) => response.statusCode), Array(BATCHES).fill(200), responses.map((r) => r.body).join('\n'));
+  assert.deepEqual(
+    responses.map((response) => response.statusCode),
+    Array(BATCHES).fill(200),
+    responses.map((r) => r.body).join('\n'),
+  );
   await check(tenant, 'http');
 });
 
@@ -70,9 +85,14 @@ test('parallel ingestEvents on a wide connection pool apply every $set', async (
     const deps: Deps = { ...ctx.deps, db: wide?.db ?? ctx.deps.db };
     await prepare(deps, tenant, 'wide');
     const results = await Promise.allSettled(
-      Array.from({ length: BATCHES }, (_, i) => ingestEvents(deps, deps.db, tenant.project, batchOf('wide', i) as Parameters<typeof ingestEvents>[3])),
+      Array.from({ length: BATCHES }, (_, i) =>
+        ingestEvents(deps, deps.db, tenant.project, batchOf('wide', i) as Parameters<typeof ingestEvents>[3]),
+      ),
     );
-    assert.deepEqual(results.filter((result) => result.status === 'rejected'), []);
+    assert.deepEqual(
+      results.filter((result) => result.status === 'rejected'),
+      [],
+    );
     await check(tenant, 'wide');
   } finally {
     await wide?.close();

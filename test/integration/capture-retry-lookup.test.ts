@@ -25,7 +25,10 @@ function eventRowsRead(node: unknown): number {
   if (typeof node !== 'object' || node === null) return 0;
   const plan = node as PlanNode;
   const own = plan['Relation Name']?.startsWith('events')
-    ? ((plan['Actual Rows'] ?? 0) + (plan['Rows Removed by Filter'] ?? 0) + (plan['Rows Removed by Index Recheck'] ?? 0)) * (plan['Actual Loops'] ?? 1)
+    ? ((plan['Actual Rows'] ?? 0) +
+        (plan['Rows Removed by Filter'] ?? 0) +
+        (plan['Rows Removed by Index Recheck'] ?? 0)) *
+      (plan['Actual Loops'] ?? 1)
     : 0;
   return own + Object.values(plan).reduce((sum: number, value) => sum + eventRowsRead(value), 0);
 }
@@ -42,7 +45,9 @@ describe('the retry lookup of capture', () => {
     // visitor's 3 000 events came after the last ANALYZE.
     const other = (await makeTenant(database.db)).project.id;
     await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
-      select ${other}::integer, gen_random_uuid(), 'page', 'visitor-' || (g % 2000), now() from generate_series(1, 20000) g`.execute(database.db);
+      select ${other}::integer, gen_random_uuid(), 'page', 'visitor-' || (g % 2000), now() from generate_series(1, 20000) g`.execute(
+      database.db,
+    );
     // Statistics of every project's rows, as autovacuum takes them (on Citus, of every shard).
     await sql`${sql.raw(EVERY_SHARD)} analyze events`.execute(database.db);
     await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
@@ -53,12 +58,17 @@ describe('the retry lookup of capture', () => {
 
   it('finds the stored events of a batch reading one index entry per event', async () => {
     const given = [...stored, crypto.randomUUID(), crypto.randomUUID()].map((uuid) => ({ uuid, distinctId: 'heavy' }));
-    given.push({ uuid: crypto.randomUUID(), distinctId: 'visitor-1' }, { uuid: crypto.randomUUID(), distinctId: 'new' });
+    given.push(
+      { uuid: crypto.randomUUID(), distinctId: 'visitor-1' },
+      { uuid: crypto.randomUUID(), distinctId: 'new' },
+    );
     const lookup = storedEventsSql(teamId, given);
     const { rows } = await sql<{ stored: string[] }>`${lookup}`.execute(database.db);
     assert.deepEqual(new Set(rows[0].stored), new Set(stored.map((uuid) => storedKey(uuid, 'heavy'))));
 
-    const explained = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, format json) ${lookup}`.execute(database.db);
+    const explained = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, format json) ${lookup}`.execute(
+      database.db,
+    );
     const plan = explained.rows[0]['QUERY PLAN'];
     const read = eventRowsRead(typeof plan === 'string' ? JSON.parse(plan) : plan);
     assert.ok(read <= given.length, `read ${read} event rows for ${given.length} events`);

@@ -48,9 +48,17 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   /** Opens the same storage (after the CLI process has exited) and serves the API over it. */
   async function withApi<T>(work: (call: Call, db: Db) => Promise<T>): Promise<T> {
     const handle = await open();
-    const app = await buildApp({ db: handle.db, config: defaultConfig(), clock: systemClock, log: createLogger('silent') });
+    const app = await buildApp({
+      db: handle.db,
+      config: defaultConfig(),
+      clock: systemClock,
+      log: createLogger('silent'),
+    });
     try {
-      return await work((method, url, key) => app.inject({ method, url, headers: { authorization: `Bearer ${key}` } }), handle.db);
+      return await work(
+        (method, url, key) => app.inject({ method, url, headers: { authorization: `Bearer ${key}` } }),
+        handle.db,
+      );
     } finally {
       await app.close();
       await handle.close();
@@ -58,7 +66,11 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   }
 
   const count = (db: Db, table: 'users' | 'personal_api_keys') =>
-    db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((row) => row.n);
+    db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then((row) => row.n);
 
   before(async () => {
     if (onPostgres) {
@@ -85,8 +97,27 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   it('bootstrap creates a user, an owned organization, a project and an all-scopes key', async () => {
-    bootstrapped = jsonOf(await herd('bootstrap', '--email', email, '--first-name', 'Olive', '--organization-name', 'Acme', '--project-name', 'Web', '--json'));
-    assert.deepEqual(Object.keys(bootstrapped).sort(), ['organization_id', 'personal_api_key', 'project_api_key', 'project_id', 'user']);
+    bootstrapped = jsonOf(
+      await herd(
+        'bootstrap',
+        '--email',
+        email,
+        '--first-name',
+        'Olive',
+        '--organization-name',
+        'Acme',
+        '--project-name',
+        'Web',
+        '--json',
+      ),
+    );
+    assert.deepEqual(Object.keys(bootstrapped).sort(), [
+      'organization_id',
+      'personal_api_key',
+      'project_api_key',
+      'project_id',
+      'user',
+    ]);
     const user = bootstrapped.user as { id: number; uuid: string; email: string };
     assert.deepEqual(Object.keys(user).sort(), ['email', 'id', 'uuid']);
     assert.equal(user.email, email);
@@ -121,45 +152,119 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   it('users add makes a (new) user a member at the given level', async () => {
     const memberEmail = `member-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const result = jsonOf(await herd('users', 'add', '--organization-id', String(bootstrapped.organization_id), '--email', memberEmail, '--level', '8', '--first-name', 'Max', '--last-name', 'Mustermann', '--json'));
+    const result = jsonOf(
+      await herd(
+        'users',
+        'add',
+        '--organization-id',
+        String(bootstrapped.organization_id),
+        '--email',
+        memberEmail,
+        '--level',
+        '8',
+        '--first-name',
+        'Max',
+        '--last-name',
+        'Mustermann',
+        '--json',
+      ),
+    );
     assert.deepEqual(Object.keys(result).sort(), ['level', 'membership_id', 'user']);
     assert.equal(result.level, 8);
     assert.equal((result.user as { email: string }).email, memberEmail);
     const members = await withApi(async (api) =>
-      (await api('GET', `/api/organizations/${bootstrapped.organization_id}/members/`, String(bootstrapped.personal_api_key))).json());
+      (
+        await api(
+          'GET',
+          `/api/organizations/${bootstrapped.organization_id}/members/`,
+          String(bootstrapped.personal_api_key),
+        )
+      ).json(),
+    );
     const added = members.results.find((m: { id: string }) => m.id === result.membership_id);
     assert.equal(added.level, 8);
     assert.equal(added.user.first_name, 'Max');
 
-    const twice = await herd('users', 'add', '--organization-id', String(bootstrapped.organization_id), '--email', memberEmail, '--json');
+    const twice = await herd(
+      'users',
+      'add',
+      '--organization-id',
+      String(bootstrapped.organization_id),
+      '--email',
+      memberEmail,
+      '--json',
+    );
     assertUsageError(twice, /already a member/);
   });
 
   it('users add refuses wrong arguments with exit 2 and writes nothing', async () => {
     const users = await withApi((_api, db) => count(db, 'users'));
     const organization = String(bootstrapped.organization_id);
-    assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', '5'), /--level must be 1, 8 or 15/);
+    assertUsageError(
+      await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', '5'),
+      /--level must be 1, 8 or 15/,
+    );
     for (const level of ['8.0', '0x8', '1e0']) {
-      assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', level), /--level must be 1, 8 or 15/);
+      assertUsageError(
+        await herd('users', 'add', '--organization-id', organization, '--email', 'new@example.com', '--level', level),
+        /--level must be 1, 8 or 15/,
+      );
     }
-    assertUsageError(await herd('users', 'add', '--organization-id', 'nope', '--email', 'new@example.com'), /--organization-id must be a UUID/);
-    assertUsageError(await herd('users', 'add', '--organization-id', crypto.randomUUID(), '--email', 'new@example.com'), /no organization/);
-    assertUsageError(await herd('users', 'add', '--organization-id', organization, '--email', 'not-an-email'), /--email must be an e-mail address/);
+    assertUsageError(
+      await herd('users', 'add', '--organization-id', 'nope', '--email', 'new@example.com'),
+      /--organization-id must be a UUID/,
+    );
+    assertUsageError(
+      await herd('users', 'add', '--organization-id', crypto.randomUUID(), '--email', 'new@example.com'),
+      /no organization/,
+    );
+    assertUsageError(
+      await herd('users', 'add', '--organization-id', organization, '--email', 'not-an-email'),
+      /--email must be an e-mail address/,
+    );
     assertUsageError(await herd('users', 'add', '--organization-id', organization), /--email is required/);
     assert.equal(await withApi((_api, db) => count(db, 'users')), users);
   });
 
   it('keys create makes a key shown once, limited as asked', async () => {
-    const result = jsonOf(await herd('keys', 'create', '--email', email, '--scopes', 'person:read,project:read', '--scoped-organizations', String(bootstrapped.organization_id), '--label', 'reader', '--json'));
+    const result = jsonOf(
+      await herd(
+        'keys',
+        'create',
+        '--email',
+        email,
+        '--scopes',
+        'person:read,project:read',
+        '--scoped-organizations',
+        String(bootstrapped.organization_id),
+        '--label',
+        'reader',
+        '--json',
+      ),
+    );
     assert.deepEqual(Object.keys(result).sort(), ['id', 'value']);
     assert.match(String(result.value), /^phx_/);
-    const teams = jsonOf(await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-teams', String(bootstrapped.project_id), '--json'));
+    const teams = jsonOf(
+      await herd(
+        'keys',
+        'create',
+        '--email',
+        email,
+        '--scopes',
+        '*',
+        '--scoped-teams',
+        String(bootstrapped.project_id),
+        '--json',
+      ),
+    );
     await withApi(async (api) => {
       const key = String(result.value);
       const projects = await api('GET', '/api/projects/', key);
       assert.equal(projects.statusCode, 200);
       assert.ok(projects.json().results.length > 0);
-      assert.ok(projects.json().results.every((p: { organization: string }) => p.organization === bootstrapped.organization_id));
+      assert.ok(
+        projects.json().results.every((p: { organization: string }) => p.organization === bootstrapped.organization_id),
+      );
       const organizations = await api('GET', '/api/organizations/', key);
       assert.equal(organizations.json().detail, "API key missing required scope 'organization:read'");
       const scoped = await api('GET', `/api/projects/${bootstrapped.project_id}/`, String(teams.value));
@@ -171,16 +276,31 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   it('keys create refuses wrong arguments with exit 2 and writes nothing', async () => {
     const keys = await withApi((_api, db) => count(db, 'personal_api_keys'));
-    assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', 'person:read,bogus'), /Invalid scope: bogus/);
+    assertUsageError(
+      await herd('keys', 'create', '--email', email, '--scopes', 'person:read,bogus'),
+      /Invalid scope: bogus/,
+    );
     const refused = await herd('keys', 'create', '--email', email, '--scopes', 'bogus', '--json');
     assertUsageError(refused, /Invalid scope: bogus/);
     assert.deepEqual(Object.keys(JSON.parse(refused.stdout)), ['error']);
     assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', ''), /--scopes is required/);
     assertUsageError(await herd('keys', 'create', '--email', email), /--scopes is required/);
-    assertUsageError(await herd('keys', 'create', '--email', 'nobody@example.com', '--scopes', '*'), /no user with e-mail/);
-    assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-teams', 'x'), /--scoped-teams must be project ids/);
-    assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-organizations', 'nope'), /Invalid organization UUID/);
-    assertUsageError(await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-organizations', crypto.randomUUID()), /must be a member of all organizations/);
+    assertUsageError(
+      await herd('keys', 'create', '--email', 'nobody@example.com', '--scopes', '*'),
+      /no user with e-mail/,
+    );
+    assertUsageError(
+      await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-teams', 'x'),
+      /--scoped-teams must be project ids/,
+    );
+    assertUsageError(
+      await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-organizations', 'nope'),
+      /Invalid organization UUID/,
+    );
+    assertUsageError(
+      await herd('keys', 'create', '--email', email, '--scopes', '*', '--scoped-organizations', crypto.randomUUID()),
+      /must be a member of all organizations/,
+    );
     assert.equal(await withApi((_api, db) => count(db, 'personal_api_keys')), keys);
   });
 
@@ -206,7 +326,10 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     assertUsageError(unknown, /unknown command: frobnicate/);
     assertUsageError(await runHerd(['migrate', '--bogus'], untouched), /Unknown option '--bogus'/);
     assertUsageError(await runHerd(['bootstrap', '--json'], untouched), /--email is required/);
-    assertUsageError(await runHerd(['bootstrap', '--email', 'a@example.com', 'extra'], untouched), /Unexpected argument 'extra'/);
+    assertUsageError(
+      await runHerd(['bootstrap', '--email', 'a@example.com', 'extra'], untouched),
+      /Unexpected argument 'extra'/,
+    );
     assertUsageError(await runHerd(['migrate'], { ...untouched, PORT: 'abc' }), /PORT must be an integer/);
     assertUsageError(await runHerd([], untouched), /no command given/);
     assert.equal(fs.existsSync(fresh), false);
@@ -222,13 +345,28 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const contract: Record<string, { usage: string; flags: string[] }> = {
       serve: { usage: 'herd serve [--json]', flags: [] },
       migrate: { usage: 'herd migrate [--json]', flags: [] },
-      bootstrap: { usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]', flags: ['--email E', '--first-name F', '--organization-name N', '--project-name P'] },
-      'users add': { usage: 'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]', flags: ['--organization-id O', '--email E', '--level 1|8|15', '--first-name F', '--last-name L'] },
-      'keys create': { usage: 'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]', flags: ['--email E', '--scopes s1,s2', '--scoped-organizations O1,O2', '--scoped-teams P1,P2', '--label L'] },
+      bootstrap: {
+        usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]',
+        flags: ['--email E', '--first-name F', '--organization-name N', '--project-name P'],
+      },
+      'users add': {
+        usage:
+          'herd users add --organization-id O --email E [--level 1|8|15] [--first-name F] [--last-name L] [--json]',
+        flags: ['--organization-id O', '--email E', '--level 1|8|15', '--first-name F', '--last-name L'],
+      },
+      'keys create': {
+        usage:
+          'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]',
+        flags: ['--email E', '--scopes s1,s2', '--scoped-organizations O1,O2', '--scoped-teams P1,P2', '--label L'],
+      },
       'deletions run': { usage: 'herd deletions run [--json]', flags: [] },
     };
     const asked: [string, string[]][] = Object.keys(contract).map((name) => [name, [...name.split(' '), '--help']]);
-    asked.push(['users add', ['users', 'add', '-h']], ['users add', ['help', 'users', 'add']], ['users add', ['users', 'add', '--email', 'x@example.com', '--help']]);
+    asked.push(
+      ['users add', ['users', 'add', '-h']],
+      ['users add', ['help', 'users', 'add']],
+      ['users add', ['users', 'add', '--email', 'x@example.com', '--help']],
+    );
     const answers = await Promise.all(asked.map(([, args]) => runHerd(args, untouched)));
     asked.forEach(([name, args], i) => {
       const { usage, flags } = contract[name];
@@ -236,15 +374,22 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       assert.equal(answers[i].stderr, '');
       const lines = answers[i].stdout.split('\n');
       assert.equal(lines[0], `usage: ${usage}`);
-      for (const flag of [...flags, '--json', '-h, --help']) assert.ok(lines.some((line) => line.startsWith(`  ${flag} `)), `${name} lists ${flag}`);
+      for (const flag of [...flags, '--json', '-h, --help'])
+        assert.ok(
+          lines.some((line) => line.startsWith(`  ${flag} `)),
+          `${name} lists ${flag}`,
+        );
     });
     const usersAdd = answers[asked.findIndex(([name]) => name === 'users add')];
     assert.match(usersAdd.stdout, /--level 1\|8\|15 +1 member \(default\), 8 admin, 15 owner/);
     assert.match(usersAdd.stdout, /POST \/api\/organizations\/<organization_id>\/members\//);
 
-    for (const [args, result] of await Promise.all([['--help'], ['-h'], ['help']].map(async (args) => [args, await runHerd(args, untouched)] as const))) {
+    for (const [args, result] of await Promise.all(
+      [['--help'], ['-h'], ['help']].map(async (args) => [args, await runHerd(args, untouched)] as const),
+    )) {
       assert.equal(result.code, 0, result.stderr);
-      for (const name of Object.keys(contract)) assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, 'm'), `${args[0]} lists ${name}`);
+      for (const name of Object.keys(contract))
+        assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, 'm'), `${args[0]} lists ${name}`);
     }
     const asJson = jsonOf(await runHerd(['users', 'add', '--help', '--json'], untouched));
     assert.match(String(asJson.help), /^usage: herd users add /);

@@ -32,7 +32,12 @@ async function deadPid(): Promise<number> {
 function writeStaleLock(dir: string, pid: number) {
   const lockPath = path.join(dir, LOCK_NAME);
   fs.mkdirSync(lockPath);
-  const holder: LockHolder = { pid, hostname: os.hostname(), command: 'herd serve', started_at: '2026-01-01T00:00:00.000Z' };
+  const holder: LockHolder = {
+    pid,
+    hostname: os.hostname(),
+    command: 'herd serve',
+    started_at: '2026-01-01T00:00:00.000Z',
+  };
   fs.writeFileSync(path.join(lockPath, `${pid}-0123456789ab.json`), JSON.stringify(holder));
 }
 
@@ -77,9 +82,13 @@ describe('one herd process at a time on a DATA_DIR', () => {
   });
 
   const memberEmails = async (url: string) => {
-    const res = await fetch(`${url}/api/organizations/${organizationId}/members/`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${url}/api/organizations/${organizationId}/members/`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(res.status, 200);
-    return ((await res.json()) as { results: { user: { email: string } }[] }).results.map((member) => member.user.email);
+    return ((await res.json()) as { results: { user: { email: string } }[] }).results.map(
+      (member) => member.user.email,
+    );
   };
 
   it('a command that ends releases the lock', () => {
@@ -90,15 +99,24 @@ describe('one herd process at a time on a DATA_DIR', () => {
     const server = await serveHerd(env);
     try {
       const holder = lockOf(dir);
-      assert.deepEqual({ pid: holder?.pid, hostname: holder?.hostname, command: holder?.command }, { pid: server.pid, hostname: os.hostname(), command: 'herd serve' });
+      assert.deepEqual(
+        { pid: holder?.pid, hostname: holder?.hostname, command: holder?.command },
+        { pid: server.pid, hostname: os.hostname(), command: 'herd serve' },
+      );
       const entries = fs.readdirSync(dir).sort();
 
       const newEmail = `new-${crypto.randomBytes(3).toString('hex')}@example.com`;
-      const refused = assertRefused(await runHerd(['users', 'add', '--organization-id', organizationId, '--email', newEmail, '--level', '8', '--json'], env), true)!;
+      const refused = assertRefused(
+        await runHerd(
+          ['users', 'add', '--organization-id', organizationId, '--email', newEmail, '--level', '8', '--json'],
+          env,
+        ),
+        true,
+      )!;
       assert.equal(
         refused.error,
         `DATA_DIR ${dir} is in use by herd serve (pid ${server.pid} on ${os.hostname()}, since ${holder!.started_at}). ` +
-          'The embedded database takes one process at a time: stop that process first, or use the running server\'s API with an admin\'s personal API key: ' +
+          "The embedded database takes one process at a time: stop that process first, or use the running server's API with an admin's personal API key: " +
           'POST /api/organizations/<organization_id>/members/ {"email", "level"}.',
       );
       assert.deepEqual(refused.holder, holder);
@@ -128,14 +146,21 @@ describe('one herd process at a time on a DATA_DIR', () => {
         [['serve'], 'run several servers on one PostgreSQL (DATABASE_URL)'],
         [['migrate'], 'it applied the migrations when it started'],
         [['bootstrap', '--email', 'other@example.com'], 'POST /api/organizations/ {"name"}, POST /api/projects/'],
-        [['keys', 'create', '--email', ownerEmail, '--scopes', '*'], 'POST /api/personal_api_keys/ {"label", "scopes"}'],
+        [
+          ['keys', 'create', '--email', ownerEmail, '--scopes', '*'],
+          'POST /api/personal_api_keys/ {"label", "scopes"}',
+        ],
         [['deletions', 'run'], 'it runs the queued deletions on DELETION_SCHEDULE'],
       ];
       for (const [args, advice] of cases) {
         for (const json of [false, true]) {
           const result = await runHerd(json ? [...args, '--json'] : args, { ...env, PORT: '0' });
           assertRefused(result, json);
-          assert.match(result.stderr, new RegExp(`^herd: DATA_DIR .* is in use by herd serve \\(pid ${server.pid} on `), args.join(' '));
+          assert.match(
+            result.stderr,
+            new RegExp(`^herd: DATA_DIR .* is in use by herd serve \\(pid ${server.pid} on `),
+            args.join(' '),
+          );
           assert.ok(result.stderr.includes(advice), `${args.join(' ')}: ${result.stderr}`);
         }
       }
@@ -180,7 +205,10 @@ describe('one herd process at a time on a DATA_DIR', () => {
     await stopHerd(server, 'SIGKILL');
     assert.equal(lockOf(dir)?.pid, server.pid, 'nothing released it');
     const memberEmail = `after-crash-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const added = await runHerd(['users', 'add', '--organization-id', organizationId, '--email', memberEmail, '--json'], env);
+    const added = await runHerd(
+      ['users', 'add', '--organization-id', organizationId, '--email', memberEmail, '--json'],
+      env,
+    );
     assert.equal(added.code, 0, added.stderr);
     assert.equal(lockOf(dir), null);
     const again = await serveHerd(env);
@@ -196,21 +224,33 @@ describe('one herd process at a time on a DATA_DIR', () => {
     for (let round = 0; round < 3; round++) {
       writeStaleLock(raceDir, await deadPid());
       const at = Date.now() + 1500;
-      const contenders = Array.from({ length: 6 }, () => spawn(NODE, [CONTENDER, raceDir, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] }));
-      const lines = await Promise.all(contenders.map((child) => new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
-          if (out.includes('\n')) resolve(out.trim());
-        });
-        child.once('exit', (code) => reject(new Error(`contender exited ${code} without a word`)));
-      })));
+      const contenders = Array.from({ length: 6 }, () =>
+        spawn(NODE, [CONTENDER, raceDir, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+      );
+      const lines = await Promise.all(
+        contenders.map(
+          (child) =>
+            new Promise<string>((resolve, reject) => {
+              let out = '';
+              child.stdout.on('data', (chunk) => {
+                out += chunk;
+                if (out.includes('\n')) resolve(out.trim());
+              });
+              child.once('exit', (code) => reject(new Error(`contender exited ${code} without a word`)));
+            }),
+        ),
+      );
       const winners = contenders.filter((_child, i) => lines[i].startsWith('won '));
       assert.equal(winners.length, 1, lines.join('; '));
       const winnerPid = winners[0].pid;
-      assert.deepEqual(lines.filter((line) => !line.startsWith('won ')), Array(5).fill(`refused ${winnerPid}`));
+      assert.deepEqual(
+        lines.filter((line) => !line.startsWith('won ')),
+        Array(5).fill(`refused ${winnerPid}`),
+      );
       assert.equal(lockOf(raceDir)?.pid, winnerPid);
-      const exited = contenders.map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve))));
+      const exited = contenders.map((child) =>
+        child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)),
+      );
       for (const child of contenders) child.stdin.end();
       await Promise.all(exited);
       assert.equal(lockOf(raceDir), null, 'the winner released it on exit');

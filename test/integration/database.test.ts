@@ -14,7 +14,12 @@ describe('database values', () => {
   after(() => database.close());
 
   it('reads timestamps of every year as the instant stored, years 1–99 included', async () => {
-    const instants = ['0050-03-04T05:06:07.008Z', '0001-01-01T00:00:00.000Z', '1999-12-31T23:59:59.999Z', '2026-11-22T10:00:00.123Z'];
+    const instants = [
+      '0050-03-04T05:06:07.008Z',
+      '0001-01-01T00:00:00.000Z',
+      '1999-12-31T23:59:59.999Z',
+      '2026-11-22T10:00:00.123Z',
+    ];
     for (const instant of instants) {
       const { rows } = await sql<{ tz: Date }>`select ${instant}::timestamptz as tz`.execute(database.db);
       assert.ok(rows[0].tz instanceof Date);
@@ -23,7 +28,10 @@ describe('database values', () => {
   });
 
   it('reads int8 and numeric as numbers', async () => {
-    const { rows } = await sql<{ big: number; num: number }>`select 9007199254740991::int8 as big, 12::numeric as num`.execute(database.db);
+    const { rows } = await sql<{
+      big: number;
+      num: number;
+    }>`select 9007199254740991::int8 as big, 12::numeric as num`.execute(database.db);
     assert.equal(rows[0].big, 9007199254740991);
     assert.equal(rows[0].num, 12);
   });
@@ -46,7 +54,9 @@ if (process.env.TEST_DATABASE_URL) {
         // Three connections at once, then idle in the pool.
         await Promise.all([1, 2, 3].map(() => sql`select pg_sleep(0.05)`.execute(handle.db)));
         const ended = await sql<{ n: number }>`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and application_name <> 'herd access listener'`.execute(database.db);
+          where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and application_name <> 'herd access listener'`.execute(
+          database.db,
+        );
         assert.ok(ended.rows[0].n >= 3, `ended ${ended.rows[0].n} idle connections`);
         await new Promise((resolve) => setTimeout(resolve, 200));
         const { rows } = await sql<{ one: number }>`select 1 as one`.execute(handle.db);

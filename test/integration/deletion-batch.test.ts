@@ -58,7 +58,12 @@ describe('deletion batch', () => {
     assert.equal(task.events_deleted, 6);
     assert.equal(task.delete_verified_at?.toISOString(), '2026-11-22T05:00:00.000Z');
 
-    const activity = await db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'deletion_completed').execute();
+    const activity = await db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('activity', '=', 'deletion_completed')
+      .execute();
     assert.equal(activity.length, 1);
     assert.equal(activity[0].scope, 'Person');
     assert.equal(activity[0].item_id, String(doomed.id));
@@ -75,8 +80,17 @@ describe('deletion batch', () => {
   test('queueEventDeletions with an organization records deletion_queued', async () => {
     const db = ctx.deps.db;
     const person = await makePerson(db, tenant.project.id, { distinctIds: ['q-1'] });
-    await deletePersonQueuingEvents(db, person, { createdById: tenant.owner.id, organizationId: tenant.organization.id });
-    const entry = await db.selectFrom('activity_log').selectAll().where('organization_id', '=', tenant.organization.id).where('activity', '=', 'deletion_queued').where('item_id', '=', String(person.id)).executeTakeFirstOrThrow();
+    await deletePersonQueuingEvents(db, person, {
+      createdById: tenant.owner.id,
+      organizationId: tenant.organization.id,
+    });
+    const entry = await db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('activity', '=', 'deletion_queued')
+      .where('item_id', '=', String(person.id))
+      .executeTakeFirstOrThrow();
     assert.equal(entry.user_id, tenant.owner.id);
     assert.deepEqual(entry.detail, { changes: null, name: person.uuid });
     assert.deepEqual(await runDeletionBatch(ctx.deps), { processed: 1, events_deleted: 0 });
@@ -113,7 +127,11 @@ describe('deletion batch', () => {
     // Stopped (as on shutdown) after one more chunk: still pending.
     const controller = new AbortController();
     await assert.rejects(
-      runDeletionBatch(ctx.deps, { chunkSize: 2, onChunk: () => controller.abort(new Error('stopping')), signal: controller.signal }),
+      runDeletionBatch(ctx.deps, {
+        chunkSize: 2,
+        onChunk: () => controller.abort(new Error('stopping')),
+        signal: controller.signal,
+      }),
       /stopping/,
     );
     task = await findTask(db, team, person.uuid);
@@ -140,7 +158,10 @@ describe('deletion batch', () => {
     await seedEvents(db, team, 'e-1', person.id, 4);
     await deletePersonQueuingEvents(db, person);
     const chunks: Array<{ deleted: number; completed: boolean }> = [];
-    const result = await runDeletionBatch(ctx.deps, { chunkSize: 2, onChunk: ({ deleted, completed }) => chunks.push({ deleted, completed }) });
+    const result = await runDeletionBatch(ctx.deps, {
+      chunkSize: 2,
+      onChunk: ({ deleted, completed }) => chunks.push({ deleted, completed }),
+    });
     assert.deepEqual(result, { processed: 1, events_deleted: 4 });
     assert.deepEqual(chunks, [
       { deleted: 2, completed: false },
@@ -176,7 +197,10 @@ describe('deletion batch', () => {
       ]);
       assert.equal(results[0].processed + results[1].processed, 3);
       assert.equal(results[0].events_deleted + results[1].events_deleted, total);
-      assert.ok(results.some((result) => result.processed === 0 && result.events_deleted === 0), 'one runner did nothing');
+      assert.ok(
+        results.some((result) => result.processed === 0 && result.events_deleted === 0),
+        'one runner did nothing',
+      );
       for (const person of persons) {
         const task = await findTask(db, team, person.uuid);
         assert.equal(task.events_deleted, 7 + persons.indexOf(person));
@@ -187,7 +211,11 @@ describe('deletion batch', () => {
         .select('item_id')
         .where('organization_id', '=', tenant.organization.id)
         .where('activity', '=', 'deletion_completed')
-        .where('item_id', 'in', persons.map((person) => String(person.id)))
+        .where(
+          'item_id',
+          'in',
+          persons.map((person) => String(person.id)),
+        )
         .execute();
       assert.equal(completions.length, 3, 'each task completes once');
       assert.equal(await countEvents(db, team, { personId: survivor.id }), 3);
@@ -201,7 +229,10 @@ describe('deletion batch', () => {
           await sql`select pg_advisory_lock(${DELETION_LOCK_KEY}::bigint)`.execute(conn);
           try {
             const messages: string[] = [];
-            assert.deepEqual(await runDeletionBatch(ctx.deps, { onProgress: (message) => messages.push(message) }), { processed: 0, events_deleted: 0 });
+            assert.deepEqual(await runDeletionBatch(ctx.deps, { onProgress: (message) => messages.push(message) }), {
+              processed: 0,
+              events_deleted: 0,
+            });
             assert.match(messages.join('\n'), /another runner/);
             assert.equal((await findTask(db, team, late.uuid)).delete_verified_at, null);
           } finally {

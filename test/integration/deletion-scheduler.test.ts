@@ -3,7 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { ConfigError, defaultConfig, loadConfig } from '../../src/config.ts';
 import type { Deps } from '../../src/deps.ts';
-import { runDeletionBatch, type DeletionBatchOptions, type DeletionBatchResult } from '../../src/jobs/deletion-batch.ts';
+import {
+  runDeletionBatch,
+  type DeletionBatchOptions,
+  type DeletionBatchResult,
+} from '../../src/jobs/deletion-batch.ts';
 import { nextDeletionRun, startDeletionScheduler, type Timer } from '../../src/jobs/deletion-scheduler.ts';
 import { serverExtensions } from '../../src/server.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
@@ -57,12 +61,27 @@ describe('deletion schedule', () => {
   });
 
   test('the next run from any time before Sunday 05:00 UTC is that Sunday 05:00, then a week later', () => {
-    assert.equal(nextDeletionRun(SUNDAY_5AM, new Date('2026-11-21T23:00:00Z'))?.toISOString(), '2026-11-22T05:00:00.000Z');
-    assert.equal(nextDeletionRun(SUNDAY_5AM, new Date('2026-11-16T00:00:00Z'))?.toISOString(), '2026-11-22T05:00:00.000Z');
-    assert.equal(nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T04:59:59.999Z'))?.toISOString(), '2026-11-22T05:00:00.000Z');
-    assert.equal(nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T05:00:00Z'))?.toISOString(), '2026-11-29T05:00:00.000Z');
+    assert.equal(
+      nextDeletionRun(SUNDAY_5AM, new Date('2026-11-21T23:00:00Z'))?.toISOString(),
+      '2026-11-22T05:00:00.000Z',
+    );
+    assert.equal(
+      nextDeletionRun(SUNDAY_5AM, new Date('2026-11-16T00:00:00Z'))?.toISOString(),
+      '2026-11-22T05:00:00.000Z',
+    );
+    assert.equal(
+      nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T04:59:59.999Z'))?.toISOString(),
+      '2026-11-22T05:00:00.000Z',
+    );
+    assert.equal(
+      nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T05:00:00Z'))?.toISOString(),
+      '2026-11-29T05:00:00.000Z',
+    );
     // UTC whatever the server's zone: 05:00 UTC is not 05:00 in New York.
-    assert.equal(nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T04:00:00-05:00'))?.toISOString(), '2026-11-29T05:00:00.000Z');
+    assert.equal(
+      nextDeletionRun(SUNDAY_5AM, new Date('2026-11-22T04:00:00-05:00'))?.toISOString(),
+      '2026-11-29T05:00:00.000Z',
+    );
   });
 });
 
@@ -73,7 +92,10 @@ describe('deletion scheduler', () => {
   });
   after(() => ctx.close());
 
-  const depsWith = (deletionSchedule: string | null): Deps => ({ ...ctx.deps, config: defaultConfig({ deletionSchedule }) });
+  const depsWith = (deletionSchedule: string | null): Deps => ({
+    ...ctx.deps,
+    config: defaultConfig({ deletionSchedule }),
+  });
 
   test('fires at Sunday 05:00 UTC and not before, runs the batch, then waits a week', async () => {
     const db = ctx.deps.db;
@@ -110,7 +132,10 @@ describe('deletion scheduler', () => {
       assert.deepEqual(await runs[0], { processed: 1, events_deleted: 3 });
       await settle();
       assert.equal(await countEvents(db, tenant.project.id, { personId: person.id }), 0);
-      assert.equal((await findTask(db, tenant.project.id, person.uuid)).delete_verified_at?.toISOString(), '2026-11-22T05:00:00.000Z');
+      assert.equal(
+        (await findTask(db, tenant.project.id, person.uuid)).delete_verified_at?.toISOString(),
+        '2026-11-22T05:00:00.000Z',
+      );
       assert.equal(scheduler.nextRunAt()?.toISOString(), '2026-11-29T05:00:00.000Z');
       assert.equal(timer.last.ms, 7 * 24 * HOUR);
     } finally {
@@ -179,7 +204,9 @@ describe('deletion scheduler', () => {
     const deps: Deps = { ...depsWith(SUNDAY_5AM), log };
     const started = serverExtensions.map((start) => start(deps));
     for (const extension of started) await extension.stop();
-    const entry = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'deletion scheduler started');
+    const entry = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === 'deletion scheduler started');
     assert.ok(entry, 'a server extension starts the deletion scheduler');
     assert.equal(entry.schedule, SUNDAY_5AM);
     assert.equal(entry.next_run, '2026-11-22T05:00:00.000Z');

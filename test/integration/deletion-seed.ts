@@ -4,7 +4,13 @@ import type { Db } from '../../src/db/database.ts';
 import { queueEventDeletions } from '../../src/modules/deletions/deletions.repository.ts';
 import type { TestPerson } from '../helpers/factories.ts';
 
-export async function seedEvents(db: Db, teamId: number, distinctId: string, personId: number | null, count: number): Promise<void> {
+export async function seedEvents(
+  db: Db,
+  teamId: number,
+  distinctId: string,
+  personId: number | null,
+  count: number,
+): Promise<void> {
   if (count === 0) return;
   await db
     .insertInto('events')
@@ -32,7 +38,15 @@ export async function deletePersonQueuingEvents(
   await db.transaction().execute(async (trx) => {
     await queueEventDeletions(
       trx,
-      [{ teamId: person.teamId, personId: person.id, personUuid: person.uuid, distinctIds: person.distinctIds, createdById: options.createdById ?? null }],
+      [
+        {
+          teamId: person.teamId,
+          personId: person.id,
+          personUuid: person.uuid,
+          distinctIds: person.distinctIds,
+          createdById: options.createdById ?? null,
+        },
+      ],
       options.now ?? new Date(),
       options.organizationId,
     );
@@ -40,9 +54,18 @@ export async function deletePersonQueuingEvents(
   });
 }
 
-export async function countEvents(db: Db, teamId: number, where: { personId?: number | null; distinctId?: string } = {}): Promise<number> {
-  let query = db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId);
-  if (where.personId !== undefined) query = where.personId === null ? query.where('person_id', 'is', null) : query.where('person_id', '=', where.personId);
+export async function countEvents(
+  db: Db,
+  teamId: number,
+  where: { personId?: number | null; distinctId?: string } = {},
+): Promise<number> {
+  let query = db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('team_id', '=', teamId);
+  if (where.personId !== undefined)
+    query =
+      where.personId === null ? query.where('person_id', 'is', null) : query.where('person_id', '=', where.personId);
   if (where.distinctId !== undefined) query = query.where('distinct_id', '=', where.distinctId);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);

@@ -21,17 +21,27 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
 
   it('names a placement for every table of the schema, each once, after the tables it refers to', async () => {
     const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
-      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely\\_%'`.execute(database.db);
+      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely\\_%'`.execute(
+      database.db,
+    );
     const placed = PLACEMENTS.map((placement) => placement.table);
     assert.equal(new Set(placed).size, placed.length, 'no table placed twice');
     assert.deepEqual([...placed].sort(), rows.map((row) => row.name).sort());
-    const references = await sql<{ child: string; parent: string }>`select c.conrelid::regclass::text as child, c.confrelid::regclass::text as parent
-      from pg_constraint c join pg_namespace n on n.oid = c.connamespace where c.contype = 'f' and n.nspname = 'public'`.execute(database.db);
+    const references = await sql<{
+      child: string;
+      parent: string;
+    }>`select c.conrelid::regclass::text as child, c.confrelid::regclass::text as parent
+      from pg_constraint c join pg_namespace n on n.oid = c.connamespace where c.contype = 'f' and n.nspname = 'public'`.execute(
+      database.db,
+    );
     // (On a Citus coordinator the copies of reference tables, `organizations_102008`, have theirs too.)
     const tables = references.rows.filter(({ child, parent }) => placed.includes(child) && placed.includes(parent));
     assert.ok(tables.length >= 10, `the schema's foreign keys: ${tables.length}`);
     for (const { child, parent } of tables) {
-      assert.ok(placed.indexOf(parent) < placed.indexOf(child), `${parent} is placed before ${child}, which refers to it`);
+      assert.ok(
+        placed.indexOf(parent) < placed.indexOf(child),
+        `${parent} is placed before ${child}, which refers to it`,
+      );
     }
   });
 
@@ -46,10 +56,21 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
         const row = byTable.get(placement.table);
         assert.ok(row, `${placement.table} is distributed`);
         if (placement.kind === 'reference') assert.equal(row.method, 'n', `${placement.table} is a reference table`);
-        else assert.deepEqual([row.method, row.column], ['h', placement.column], `${placement.table} is hash-distributed by ${placement.column}`);
+        else
+          assert.deepEqual(
+            [row.method, row.column],
+            ['h', placement.column],
+            `${placement.table} is hash-distributed by ${placement.column}`,
+          );
       }
-      const projectTables = PLACEMENTS.filter((placement) => placement.kind === 'distributed' && placement.column === 'team_id');
-      assert.equal(new Set(projectTables.map((placement) => byTable.get(placement.table)?.colocation)).size, 1, 'one co-location group');
+      const projectTables = PLACEMENTS.filter(
+        (placement) => placement.kind === 'distributed' && placement.column === 'team_id',
+      );
+      assert.equal(
+        new Set(projectTables.map((placement) => byTable.get(placement.table)?.colocation)).size,
+        1,
+        'one co-location group',
+      );
       assert.deepEqual(await migrateDatabase(database.db), { applied: [], distributed: [] });
     });
 
@@ -58,9 +79,17 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
       const distinctIds = Array.from({ length: 40 }, (_, i) => `spread-${i}`);
       await database.db
         .insertInto('events')
-        .values(distinctIds.map((distinctId) => ({
-          team_id: tenant.project.id, uuid: crypto.randomUUID(), event: 'spread', distinct_id: distinctId, properties: '{}', person_properties: '{}', timestamp: new Date(),
-        })))
+        .values(
+          distinctIds.map((distinctId) => ({
+            team_id: tenant.project.id,
+            uuid: crypto.randomUUID(),
+            event: 'spread',
+            distinct_id: distinctId,
+            properties: '{}',
+            person_properties: '{}',
+            timestamp: new Date(),
+          })),
+        )
         .execute();
       // Each shard asked for its own rows: where the events really are, not where they would go.
       const { rows } = await sql<{ nodes: number; shards: number }>`
@@ -75,13 +104,26 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
     it("the test connections refuse a query on a project table that is not routed to one shard, and let one project's events fan out, never all projects' events", async () => {
       const tenant = await makeTenant(database.db);
       const teamId = tenant.project.id;
-      await assert.rejects(sql`select count(*) from persons`.execute(database.db), /multi-task query.*not routed to one shard/s);
-      await assert.rejects(sql`select count(*) from cohort_people where person_id = 1`.execute(database.db), /multi-task query/);
-      const routed = await sql<{ n: string }>`select count(*) as n from persons where team_id = ${teamId}`.execute(database.db);
+      await assert.rejects(
+        sql`select count(*) from persons`.execute(database.db),
+        /multi-task query.*not routed to one shard/s,
+      );
+      await assert.rejects(
+        sql`select count(*) from cohort_people where person_id = 1`.execute(database.db),
+        /multi-task query/,
+      );
+      const routed = await sql<{ n: string }>`select count(*) as n from persons where team_id = ${teamId}`.execute(
+        database.db,
+      );
       assert.equal(Number(routed.rows[0].n), 0);
-      const spread = await sql<{ n: string }>`select count(*) as n from events where team_id = ${teamId}`.execute(database.db);
+      const spread = await sql<{ n: string }>`select count(*) as n from events where team_id = ${teamId}`.execute(
+        database.db,
+      );
       assert.equal(Number(spread.rows[0].n), 0);
-      await assert.rejects(sql`select count(*) from events where event = 'spread'`.execute(database.db), /over events that names no project/);
+      await assert.rejects(
+        sql`select count(*) from events where event = 'spread'`.execute(database.db),
+        /over events that names no project/,
+      );
       // The check is back on after a query that was let fan out.
       await assert.rejects(sql`select count(*) from person_distinct_ids`.execute(database.db), /multi-task query/);
     });

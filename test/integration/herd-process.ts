@@ -60,7 +60,8 @@ export function serveHerd(env: Record<string, string>): Promise<Served> {
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
       const line = stdout.split('\n')[0];
-      if (stdout.includes('\n')) resolve({ child, ...(JSON.parse(line) as { url: string; pid: number }), stderr: () => stderr, exited });
+      if (stdout.includes('\n'))
+        resolve({ child, ...(JSON.parse(line) as { url: string; pid: number }), stderr: () => stderr, exited });
     });
     void exited.then((code) => reject(new Error(`herd serve exited with ${code} before listening: ${stderr}`)));
   });
@@ -81,7 +82,9 @@ export function databaseUrl(name: string): string {
 }
 
 async function withAdmin<T>(work: (admin: Kysely<unknown>) => Promise<T>): Promise<T> {
-  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 }) }) });
+  const admin = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 }) }),
+  });
   try {
     return await work(admin);
   } finally {
@@ -103,6 +106,7 @@ export async function createEmptyDatabase(): Promise<{ name: string; url: string
   return {
     name,
     url: databaseUrl(name),
-    drop: () => withAdmin(async (admin) => void (await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin))),
+    drop: () =>
+      withAdmin(async (admin) => void (await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin))),
   };
 }

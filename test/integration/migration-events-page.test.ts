@@ -25,15 +25,27 @@ test('0011 gives stored pageviews and screens their page, and the person index c
     ] as const;
     for (const [i, [event, properties]] of stored.entries()) {
       await sql`insert into events (team_id, uuid, event, distinct_id, properties, timestamp)
-        values (${tenant.project.id}, ${crypto.randomUUID()}, ${event}, 'visitor', ${JSON.stringify(properties)}, ${new Date(Date.UTC(2024, 0, 1, 0, i))})`.execute(db);
+        values (${tenant.project.id}, ${crypto.randomUUID()}, ${event}, 'visitor', ${JSON.stringify(properties)}, ${new Date(Date.UTC(2024, 0, 1, 0, i))})`.execute(
+        db,
+      );
     }
 
     const migrated = await migrator.migrateTo('0011_events_page');
     assert.equal(migrated.error, undefined);
-    assert.deepEqual(migrated.results?.map((result) => result.migrationName), ['0011_events_page']);
-    const pages = await sql<{ page: string | null }>`select page from events where team_id = ${tenant.project.id} order by timestamp`.execute(db);
-    assert.deepEqual(pages.rows.map((row) => row.page), ['/pricing/', long.slice(0, 400), 'Main', null, null]);
-    const index = await sql<{ definition: string }>`select indexdef as definition from pg_indexes where indexname = 'events_person_order'`.execute(db);
+    assert.deepEqual(
+      migrated.results?.map((result) => result.migrationName),
+      ['0011_events_page'],
+    );
+    const pages = await sql<{
+      page: string | null;
+    }>`select page from events where team_id = ${tenant.project.id} order by timestamp`.execute(db);
+    assert.deepEqual(
+      pages.rows.map((row) => row.page),
+      ['/pricing/', long.slice(0, 400), 'Main', null, null],
+    );
+    const index = await sql<{
+      definition: string;
+    }>`select indexdef as definition from pg_indexes where indexname = 'events_person_order'`.execute(db);
     assert.match(index.rows[0]?.definition ?? '', /\(team_id, person_id, "timestamp", id\) INCLUDE \(event, page\)/);
   } finally {
     await handle.close();

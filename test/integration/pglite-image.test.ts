@@ -13,7 +13,11 @@ import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 import { preparedImage } from '../../src/db/pglite-image.ts';
 
 const tables = async (db: Awaited<ReturnType<typeof openPGlite>>['db']) =>
-  (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(db)).rows.map((row) => row.name);
+  (
+    await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(
+      db,
+    )
+  ).rows.map((row) => row.name);
 
 describe('the prepared image of the embedded database', () => {
   let root: string;
@@ -31,7 +35,10 @@ describe('the prepared image of the embedded database', () => {
       assert.deepEqual(await migrateToLatest(handle.db), [], 'every migration came with the image');
       assert.deepEqual(handle.fromImage, Object.keys(migrations), 'and the handle says so (herd migrate reports them)');
       const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations));
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        Object.keys(migrations),
+      );
       await sql`create table written_after (id int)`.execute(handle.db);
     } finally {
       await handle.close();

@@ -17,7 +17,8 @@ before(async () => {
   tenant = await makeTenant(ctx.deps.db);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   ctx.app.server.on('request', (request, response) => {
-    if (request.url?.startsWith('/flags')) response.on('finish', () => flagsRequests.push(`${request.method} ${request.url} ${response.statusCode}`));
+    if (request.url?.startsWith('/flags'))
+      response.on('finish', () => flagsRequests.push(`${request.method} ${request.url} ${response.statusCode}`));
   });
   host = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
 });
@@ -46,9 +47,15 @@ test('posthog-node: flags are not set, payloads absent, no error event and nothi
     mock.restoreAll();
   }
   assert.deepEqual(errors, []);
-  assert.deepEqual(consoleError.mock.calls.map((call) => call.arguments), []);
+  assert.deepEqual(
+    consoleError.mock.calls.map((call) => call.arguments),
+    [],
+  );
   assert.ok(flagsRequests.length >= 5, `the SDK asked herd: ${flagsRequests.join('; ')}`);
-  assert.ok(flagsRequests.every((line) => line.startsWith('POST /flags/?v=2') && line.endsWith(' 200')), flagsRequests.join('; '));
+  assert.ok(
+    flagsRequests.every((line) => line.startsWith('POST /flags/?v=2') && line.endsWith(' 200')),
+    flagsRequests.join('; '),
+  );
 });
 
 test('posthog-node with an unknown token: 401 from /flags/ reads as "not set" too', async () => {

@@ -25,9 +25,20 @@ test('posthog-node: capture, identify, alias, person properties, personless capt
   client.on('error', (error) => errors.push(error));
 
   client.capture({ distinctId: 'sdk-anon', event: 'page viewed', properties: { path: '/pricing' } });
-  client.identify({ distinctId: 'sdk-user', properties: { $set: { email: 'sdk@example.com' }, $set_once: { first_seen: 'pricing' }, $anon_distinct_id: 'sdk-anon' } });
+  client.identify({
+    distinctId: 'sdk-user',
+    properties: {
+      $set: { email: 'sdk@example.com' },
+      $set_once: { first_seen: 'pricing' },
+      $anon_distinct_id: 'sdk-anon',
+    },
+  });
   client.alias({ distinctId: 'sdk-user', alias: 'sdk-alias' });
-  client.setPersonProperties({ distinctId: 'sdk-user', properties: { plan: 'pro' }, propertiesOnce: { first_seen: 'ignored' } });
+  client.setPersonProperties({
+    distinctId: 'sdk-user',
+    properties: { plan: 'pro' },
+    propertiesOnce: { first_seen: 'ignored' },
+  });
   await client.flush();
 
   client.unsetPersonProperties({ distinctId: 'sdk-user', properties: ['plan'] });

@@ -31,13 +31,23 @@ describe('prepared point reads', () => {
     for (let round = 0; round < 3; round++) {
       assert.deepEqual((await findPerson(db, teamId, { id: person.id }))?.distinct_ids, ['a', 'b']);
       assert.equal((await findPerson(db, teamId, { uuid: person.uuid }))?.id, person.id);
-      assert.deepEqual((await listPersons(db, teamId, { distinctId: 'b' }, { limit: 1, offset: 0 })).map((found) => found.id), [person.id]);
+      assert.deepEqual(
+        (await listPersons(db, teamId, { distinctId: 'b' }, { limit: 1, offset: 0 })).map((found) => found.id),
+        [person.id],
+      );
       assert.equal(await findPerson(db, teamId, { id: person.id + 1000 }), undefined);
     }
     if (!single) return;
-    const statements = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(single.db);
+    const statements = await sql<{
+      name: string;
+      statement: string;
+    }>`select name, statement from pg_prepared_statements`.execute(single.db);
     const named = statements.rows.filter((row) => row.name.startsWith('herd_'));
-    assert.equal(named.filter((row) => row.statement.includes('from persons p where p.team_id')).length, 2, 'by id and by uuid');
+    assert.equal(
+      named.filter((row) => row.statement.includes('from persons p where p.team_id')).length,
+      2,
+      'by id and by uuid',
+    );
     assert.equal(named.filter((row) => row.statement.includes('d.distinct_id = $')).length, 1, 'by distinct id');
   });
 });

@@ -73,10 +73,19 @@ describe(`herd serve (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   it('logs JSON lines with a request id and never the key', async () => {
     const server = await serve(env);
-    await fetch(`${server.url}/api/projects/`, { headers: { authorization: 'Bearer phx_secret_value_that_must_not_leak', 'x-request-id': 'trace-42' } });
+    await fetch(`${server.url}/api/projects/`, {
+      headers: { authorization: 'Bearer phx_secret_value_that_must_not_leak', 'x-request-id': 'trace-42' },
+    });
     assert.equal(await stop(server), 0);
-    const lines = server.stderr().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-    assert.ok(lines.some((line) => line.reqId === 'trace-42'), 'the request id is in the log');
+    const lines = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line));
+    assert.ok(
+      lines.some((line) => line.reqId === 'trace-42'),
+      'the request id is in the log',
+    );
     assert.ok(!server.stderr().includes('phx_secret_value_that_must_not_leak'));
   });
 });
@@ -87,7 +96,10 @@ describe('migrations at once on one database', () => {
       const database = await createEmptyDatabase();
       try {
         const env = { DATABASE_URL: database.url };
-        const [first, second] = await Promise.all([runHerd(['migrate', '--json'], env), runHerd(['migrate', '--json'], env)]);
+        const [first, second] = await Promise.all([
+          runHerd(['migrate', '--json'], env),
+          runHerd(['migrate', '--json'], env),
+        ]);
         assert.equal(first.code, 0, first.stderr);
         assert.equal(second.code, 0, second.stderr);
         const applied = [...JSON.parse(first.stdout).applied, ...JSON.parse(second.stdout).applied].sort();
@@ -100,8 +112,13 @@ describe('migrations at once on one database', () => {
           assert.deepEqual(await Promise.all(servers.map((server) => stop(server))), [0, 0]);
           const handle = await openPostgres(fresh.url, 1);
           try {
-            const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-            assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations).sort());
+            const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+              handle.db,
+            );
+            assert.deepEqual(
+              rows.map((row) => row.name),
+              Object.keys(migrations).sort(),
+            );
           } finally {
             await handle.close();
           }
@@ -118,8 +135,13 @@ describe('migrations at once on one database', () => {
       try {
         const [first, second] = await Promise.all([migrateToLatest(handle.db), migrateToLatest(handle.db)]);
         assert.deepEqual([...first, ...second].sort(), Object.keys(migrations).sort());
-        const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-        assert.deepEqual(rows.map((row) => row.name), Object.keys(migrations).sort());
+        const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+          handle.db,
+        );
+        assert.deepEqual(
+          rows.map((row) => row.name),
+          Object.keys(migrations).sort(),
+        );
       } finally {
         await handle.close();
       }

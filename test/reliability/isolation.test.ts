@@ -61,13 +61,23 @@ function queryFor(doc: JsonSchema, op: Operation, bodyIds: Record<string, unknow
 function casesOf(doc: JsonSchema, operations: Operation[], world: World): Case[] {
   const cases: Case[] = [];
   const from = (ids: ResourceIds) => (resource: string) => ids[resource] ?? ['1'];
-  const mixed = (resource: string) => (CONTAINER_RESOURCES.has(resource) ? from(world.idsB)(resource) : from(world.idsA)(resource));
-  const add = (scenario: string, op: Operation, pick: (r: string) => string[], ids: ResourceIds, headers: Record<string, string>) => {
+  const mixed = (resource: string) =>
+    CONTAINER_RESOURCES.has(resource) ? from(world.idsB)(resource) : from(world.idsA)(resource);
+  const add = (
+    scenario: string,
+    op: Operation,
+    pick: (r: string) => string[],
+    ids: ResourceIds,
+    headers: Record<string, string>,
+  ) => {
     const bodyIds = bodyIdsOf(ids, world.distinctIdsA);
     const payload = ['POST', 'PUT', 'PATCH'].includes(op.method)
-      ? op.body ? minimalValue(doc, op.body, bodyIds, '', true) : {}
+      ? op.body
+        ? minimalValue(doc, op.body, bodyIds, '', true)
+        : {}
       : undefined;
-    for (const url of urlsFor(op, pick)) cases.push({ scenario, op, url: url + queryFor(doc, op, bodyIds), headers, payload });
+    for (const url of urlsFor(op, pick))
+      cases.push({ scenario, op, url: url + queryFor(doc, op, bodyIds), headers, payload });
   };
   for (const op of operations) {
     if (op.pathParams.length === 0 || PUBLIC_PATH.test(op.path)) continue;
@@ -99,17 +109,23 @@ describe('isolation matrix', () => {
   it('the tenant passes authorization on its own objects on every GET route (the matrix would prove nothing otherwise)', async (t) => {
     const failures: string[] = [];
     let checked = 0;
-    for (const op of operations.filter((o) => o.method === 'GET' && o.pathParams.length > 0 && !PUBLIC_PATH.test(o.path))) {
+    for (const op of operations.filter(
+      (o) => o.method === 'GET' && o.pathParams.length > 0 && !PUBLIC_PATH.test(o.path),
+    )) {
       const resources = op.pathParams.map((p) => resourceOf(op.path, p));
       if (!resources.every((r) => world.idsA[r])) continue;
       if (op.query.some((q) => q.required)) continue;
-      for (const [headers, ids] of [[world.a.headers, world.idsA], [world.scopedHeaders, world.idsA]] as const) {
+      for (const [headers, ids] of [
+        [world.a.headers, world.idsA],
+        [world.scopedHeaders, world.idsA],
+      ] as const) {
         if (headers === world.scopedHeaders && !resources.includes('projects')) continue;
         const url = urlsFor(op, (r) => ids[r])[0];
         const res = await injectWithin(ctx.app, { method: 'GET', url, headers });
         checked += 1;
         // Past authorization: 200, or a 400 on a parameter the view needs (analytics) — never 401/403/404.
-        if (res.statusCode !== 200 && res.statusCode !== 400) failures.push(`GET ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+        if (res.statusCode !== 200 && res.statusCode !== 400)
+          failures.push(`GET ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
       }
     }
     t.diagnostic(`isolation positive control: ${checked} own-tenant reads`);
@@ -124,10 +140,16 @@ describe('isolation matrix', () => {
     const failures: string[] = [];
     const statuses: Record<string, number> = {};
     for (const c of cases) {
-      const res = await injectWithin(ctx.app, { method: c.op.method, url: c.url, headers: c.headers, payload: c.payload as object });
+      const res = await injectWithin(ctx.app, {
+        method: c.op.method,
+        url: c.url,
+        headers: c.headers,
+        payload: c.payload as object,
+      });
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       const label = `[${c.scenario}] ${c.op.method} ${c.url}`;
-      if (res.statusCode !== 403 && res.statusCode !== 404) failures.push(`${label} → ${res.statusCode} ${res.body.slice(0, 300)}`);
+      if (res.statusCode !== 403 && res.statusCode !== 404)
+        failures.push(`${label} → ${res.statusCode} ${res.body.slice(0, 300)}`);
       const afterward = await snapshotDatabase(ctx.deps.db);
       const changed = changedTables(baseline, afterward);
       if (changed.length > 0) {
@@ -136,7 +158,9 @@ describe('isolation matrix', () => {
       }
     }
     const routes = new Set(cases.map((c) => `${c.op.method} ${c.op.path}`));
-    t.diagnostic(`isolation: ${cases.length} requests over ${routes.size} operations; statuses ${JSON.stringify(statuses)}; leaks ${failures.length}`);
+    t.diagnostic(
+      `isolation: ${cases.length} requests over ${routes.size} operations; statuses ${JSON.stringify(statuses)}; leaks ${failures.length}`,
+    );
     t.diagnostic(`isolation seeded: ${world.seeded.join('; ') || 'management objects only'}`);
     for (const route of [...routes].sort()) t.diagnostic(`isolation covered: ${route}`);
     assert.deepEqual(failures, []);
@@ -144,8 +168,16 @@ describe('isolation matrix', () => {
 
   it("B's own routes, given references to A's objects, reveal and change nothing of A", async (t) => {
     const markers = [
-      ...world.distinctIdsA, 'a1@example.com', 'a2@example.com', world.aMember.uuid, world.aMember.email, world.a.organization.id,
-      ...(world.idsA.persons?.slice(1) ?? []), ...(world.idsA2.persons?.slice(1) ?? []), ...(world.idsA.roles ?? []), ...(world.idsA.role_memberships ?? []),
+      ...world.distinctIdsA,
+      'a1@example.com',
+      'a2@example.com',
+      world.aMember.uuid,
+      world.aMember.email,
+      world.a.organization.id,
+      ...(world.idsA.persons?.slice(1) ?? []),
+      ...(world.idsA2.persons?.slice(1) ?? []),
+      ...(world.idsA.roles ?? []),
+      ...(world.idsA.role_memberships ?? []),
     ];
     const refs: Record<string, unknown> = {
       ...bodyIdsOf(world.idsA, world.distinctIdsA),
@@ -159,36 +191,60 @@ describe('isolation matrix', () => {
     const before = await tenantA();
     const order = { GET: 0, POST: 1, PUT: 1, PATCH: 1, DELETE: 2 } as const;
     const targets = operations
-      .filter((op) => !PUBLIC_PATH.test(op.path) && (op.pathParams.length === 0 || op.pathParams.some((p) => CONTAINER_RESOURCES.has(resourceOf(op.path, p)))))
+      .filter(
+        (op) =>
+          !PUBLIC_PATH.test(op.path) &&
+          (op.pathParams.length === 0 || op.pathParams.some((p) => CONTAINER_RESOURCES.has(resourceOf(op.path, p)))),
+      )
       .sort((x, y) => order[x.method] - order[y.method]);
     const failures: string[] = [];
     for (const op of targets) {
       const query = new URLSearchParams();
       for (const q of op.query) {
-        if (q.name in refs) query.set(q.name, typeof refs[q.name] === 'string' ? String(refs[q.name]) : JSON.stringify(refs[q.name]));
+        if (q.name in refs)
+          query.set(q.name, typeof refs[q.name] === 'string' ? String(refs[q.name]) : JSON.stringify(refs[q.name]));
         else if (q.required) query.set(q.name, String(minimalValue(doc, q.schema, {}, q.name)));
       }
       const url = `${urlsFor(op, (r) => world.idsB[r] ?? ['1'])[0]}?${query}`;
       // Bodies reference A's objects by id; e-mails in a body would create users, not look them up.
       const bodyRefs = bodyIdsOf(world.idsA, world.distinctIdsA);
-      const payload = ['POST', 'PUT', 'PATCH'].includes(op.method) ? (op.body ? minimalValue(doc, op.body, bodyRefs, '', true) : {}) : undefined;
-      const res = await injectWithin(ctx.app, { method: op.method, url, headers: world.b.headers, payload: payload as object });
+      const payload = ['POST', 'PUT', 'PATCH'].includes(op.method)
+        ? op.body
+          ? minimalValue(doc, op.body, bodyRefs, '', true)
+          : {}
+        : undefined;
+      const res = await injectWithin(ctx.app, {
+        method: op.method,
+        url,
+        headers: world.b.headers,
+        payload: payload as object,
+      });
       if (res.statusCode >= 500) failures.push(`${op.method} ${url} → ${res.statusCode}`);
       const leaked = markers.filter((m) => showsToken(res.body, m));
       if (leaked.length > 0) failures.push(`${op.method} ${url} → ${res.statusCode} shows ${leaked.join(', ')}`);
       const changed = changedTables(before, await tenantA());
-      if (changed.length > 0) failures.push(`${op.method} ${url} → ${res.statusCode} changed A's ${changed.join(', ')}`);
+      if (changed.length > 0)
+        failures.push(`${op.method} ${url} → ${res.statusCode} changed A's ${changed.join(', ')}`);
       if (changed.length > 0) break;
     }
-    t.diagnostic(`isolation by reference: ${targets.length} of B's own operations given A's ids; findings ${failures.length}`);
+    t.diagnostic(
+      `isolation by reference: ${targets.length} of B's own operations given A's ids; findings ${failures.length}`,
+    );
     assert.deepEqual(failures, []);
   });
 
   it('every parameterised route but the public documentation needs credentials', async () => {
     const failures: string[] = [];
     for (const op of operations.filter((o) => o.pathParams.length > 0 && !PUBLIC_PATH.test(o.path))) {
-      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((p) => [p, world.idsA[resourceOf(op.path, p)]?.[0] ?? '1'])));
-      const res = await injectWithin(ctx.app, { method: op.method, url, payload: ['POST', 'PUT', 'PATCH'].includes(op.method) ? {} : undefined });
+      const url = fillPath(
+        op.path,
+        Object.fromEntries(op.pathParams.map((p) => [p, world.idsA[resourceOf(op.path, p)]?.[0] ?? '1'])),
+      );
+      const res = await injectWithin(ctx.app, {
+        method: op.method,
+        url,
+        payload: ['POST', 'PUT', 'PATCH'].includes(op.method) ? {} : undefined,
+      });
       // Validation (400) or an unknown id (404) may answer before authentication; data never does.
       if (res.statusCode < 400 || res.statusCode >= 500) failures.push(`${op.method} ${url} → ${res.statusCode}`);
     }
@@ -197,7 +253,9 @@ describe('isolation matrix', () => {
 
   it('a key of another organization cannot list or read the tenant through collection routes', async () => {
     const failures: string[] = [];
-    for (const op of operations.filter((o) => o.method === 'GET' && o.pathParams.length === 0 && !PUBLIC_PATH.test(o.path))) {
+    for (const op of operations.filter(
+      (o) => o.method === 'GET' && o.pathParams.length === 0 && !PUBLIC_PATH.test(o.path),
+    )) {
       const res = await injectWithin(ctx.app, { method: 'GET', url: op.path, headers: world.b.headers });
       const text = res.body;
       for (const [resource, values] of Object.entries(world.idsA)) {

@@ -54,16 +54,32 @@ describe('secrets and headers', () => {
       { method: 'GET', url: '/api/organizations/', headers: bearer(wrong) },
       { method: 'GET', url: `/api/organizations/?personal_api_key=${tenant.key}` },
       { method: 'GET', url: `/api/organizations/?limit=abc&token=${tenant.key}`, headers: tenant.headers },
-      { method: 'POST', url: '/api/organizations/', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: `{"name": "${tenant.key}` },
-      { method: 'POST', url: '/api/organizations/', headers: tenant.headers, payload: { personal_api_key: tenant.key } },
+      {
+        method: 'POST',
+        url: '/api/organizations/',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        payload: `{"name": "${tenant.key}`,
+      },
+      {
+        method: 'POST',
+        url: '/api/organizations/',
+        headers: tenant.headers,
+        payload: { personal_api_key: tenant.key },
+      },
       { method: 'PUT', url: '/api/organizations/', headers: tenant.headers },
       { method: 'GET', url: `/nope/${tenant.key}`, headers: tenant.headers },
       { method: 'POST', url: '/batch/', payload: { api_key: tenant.key, batch: [] } },
     ] as const;
-    for (const request of requests) await app.inject({ ...request, payload: 'payload' in request ? request.payload : undefined });
+    for (const request of requests)
+      await app.inject({ ...request, payload: 'payload' in request ? request.payload : undefined });
 
     // A key created through the API is shown once in the response, never in the log.
-    const created = await app.inject({ method: 'POST', url: '/api/personal_api_keys/', headers: tenant.headers, payload: { label: 'secret test', scopes: ['*'] } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/personal_api_keys/',
+      headers: tenant.headers,
+      payload: { label: 'secret test', scopes: ['*'] },
+    });
     if (created.statusCode === 201) secrets.push(created.json().value, hashApiKey(created.json().value));
 
     assert.ok(logged.includes('incoming request'), 'the log captured the requests');
@@ -80,7 +96,10 @@ describe('secrets and headers', () => {
         done();
       },
     });
-    const failure = Object.assign(new Error('index row size exceeds btree maximum'), { query: 'select 1 where x = $1', params: [hashApiKey(tenant.key), 'pii@example.com'] });
+    const failure = Object.assign(new Error('index row size exceeds btree maximum'), {
+      query: 'select 1 where x = $1',
+      params: [hashApiKey(tenant.key), 'pii@example.com'],
+    });
     createLogger('error', destination).error({ err: failure }, 'unexpected error');
     assert.ok(line.includes('index row size'), 'the cause is logged');
     assert.ok(!line.includes(hashApiKey(tenant.key)) && !line.includes('pii@example.com'), line);
@@ -88,13 +107,26 @@ describe('secrets and headers', () => {
 
   it('answers a wrong key of the same length, or a near miss anywhere in it, with 401', async () => {
     for (const index of [4, 20, tenant.key.length - 1]) {
-      const res = await app.inject({ method: 'GET', url: '/api/organizations/', headers: bearer(nearMiss(tenant.key, index)) });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/api/organizations/',
+        headers: bearer(nearMiss(tenant.key, index)),
+      });
       assert.equal(res.statusCode, 401);
       assert.deepEqual(res.json(), {
-        type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null,
+        type: 'authentication_error',
+        code: 'authentication_failed',
+        detail: 'Personal API key found in request Authorization header is invalid.',
+        attr: null,
       });
     }
-    for (const key of [tenant.key.slice(0, -1), `${tenant.key}x`, tenant.key.toUpperCase(), hashApiKey(tenant.key), `phx_${'0'.repeat(10_000)}`]) {
+    for (const key of [
+      tenant.key.slice(0, -1),
+      `${tenant.key}x`,
+      tenant.key.toUpperCase(),
+      hashApiKey(tenant.key),
+      `phx_${'0'.repeat(10_000)}`,
+    ]) {
       const res = await app.inject({ method: 'GET', url: '/api/organizations/', headers: bearer(key) });
       assert.equal(res.statusCode, 401, key.slice(0, 12));
     }
@@ -144,26 +176,48 @@ describe('secrets and headers', () => {
 
   it('sends no CORS headers on the API, to a simple request or a preflight', async () => {
     const origin = 'https://evil.example';
-    for (const url of ['/api/organizations/', `/api/organizations/${tenant.organization.id}/`, `/api/projects/${tenant.project.id}/persons/`]) {
+    for (const url of [
+      '/api/organizations/',
+      `/api/organizations/${tenant.organization.id}/`,
+      `/api/projects/${tenant.project.id}/persons/`,
+    ]) {
       const simple = await app.inject({ method: 'GET', url, headers: { ...tenant.headers, origin } });
       assert.equal(simple.headers['access-control-allow-origin'], undefined, url);
       assert.equal(simple.headers['access-control-allow-credentials'], undefined, url);
       const preflight = await app.inject({
-        method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization' },
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin,
+          'access-control-request-method': 'DELETE',
+          'access-control-request-headers': 'authorization',
+        },
       });
       assert.equal(preflight.headers['access-control-allow-origin'], undefined, url);
       assert.equal(preflight.headers['access-control-allow-methods'], undefined, url);
-      assert.ok(preflight.statusCode >= 400 && preflight.statusCode < 500, `${url} preflight → ${preflight.statusCode}`);
+      assert.ok(
+        preflight.statusCode >= 400 && preflight.statusCode < 500,
+        `${url} preflight → ${preflight.statusCode}`,
+      );
     }
   });
 
   it('allows any origin on every capture route', async () => {
     const origin = 'https://customer-site.example';
     for (const path of CAPTURE_PATHS) {
-      const res = await app.inject({ method: 'POST', url: path, headers: { origin }, payload: captureBatch(tenant.project.api_token, [{ event: 'cors', distinct_id: 'c' }]) });
+      const res = await app.inject({
+        method: 'POST',
+        url: path,
+        headers: { origin },
+        payload: captureBatch(tenant.project.api_token, [{ event: 'cors', distinct_id: 'c' }]),
+      });
       assert.equal(res.statusCode, 200, `${path}: ${res.body}`);
       assert.ok(res.headers['access-control-allow-origin'], `${path} allows the origin`);
-      const preflight = await app.inject({ method: 'OPTIONS', url: path, headers: { origin, 'access-control-request-method': 'POST' } });
+      const preflight = await app.inject({
+        method: 'OPTIONS',
+        url: path,
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
       assert.ok(preflight.statusCode < 300, `${path} preflight → ${preflight.statusCode}`);
       assert.ok(preflight.headers['access-control-allow-origin'], `${path} preflight allows the origin`);
     }

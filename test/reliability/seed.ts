@@ -32,41 +32,85 @@ export const CAPTURE_PATHS = ['/batch/', '/capture/', '/e/', '/i/v0/e/'];
 
 export function captureBatch(token: string, events: Record<string, unknown>[]) {
   const now = new Date().toISOString();
-  return { api_key: token, batch: events.map((event) => ({ uuid: crypto.randomUUID(), timestamp: now, properties: {}, ...event })) };
+  return {
+    api_key: token,
+    batch: events.map((event) => ({ uuid: crypto.randomUUID(), timestamp: now, properties: {}, ...event })),
+  };
 }
 
 async function injectExpecting(app: App, status: number, request: InjectOptions) {
   const res = await app.inject(request);
-  if (res.statusCode !== status) throw new Error(`seeding: ${String(request.method)} ${String(request.url)} answered ${res.statusCode}, not ${status}: ${res.body}`);
+  if (res.statusCode !== status)
+    throw new Error(
+      `seeding: ${String(request.method)} ${String(request.url)} answered ${res.statusCode}, not ${status}: ${res.body}`,
+    );
   return res;
 }
 
 async function personIds(deps: Deps, project: TeamRow): Promise<{ id: string; uuid: string }[]> {
-  const rows = await deps.db.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', project.id).orderBy('id').execute();
+  const rows = await deps.db
+    .selectFrom('persons')
+    .select(['id', 'uuid'])
+    .where('team_id', '=', project.id)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => ({ id: String(row.id), uuid: row.uuid }));
 }
 
-async function seedProjectObjects(app: App, deps: Deps, tenant: Tenant, project: TeamRow, label: string, seeded: string[]) {
+async function seedProjectObjects(
+  app: App,
+  deps: Deps,
+  tenant: Tenant,
+  project: TeamRow,
+  label: string,
+  seeded: string[],
+) {
   const ids: ResourceIds = {};
-  const distinctIds = [`${label}-user-${crypto.randomBytes(3).toString('hex')}`, `${label}-anon-${crypto.randomBytes(3).toString('hex')}`];
-  await injectExpecting(app, 200, { method: 'POST', url: '/batch/', payload: captureBatch(project.api_token, [
-    { event: '$pageview', distinct_id: distinctIds[1], properties: { $current_url: 'https://example.com/' } },
-    { event: '$identify', distinct_id: distinctIds[0], properties: { $anon_distinct_id: distinctIds[1], $set: { email: `${label}@example.com`, name: label } } },
-  ]) });
+  const distinctIds = [
+    `${label}-user-${crypto.randomBytes(3).toString('hex')}`,
+    `${label}-anon-${crypto.randomBytes(3).toString('hex')}`,
+  ];
+  await injectExpecting(app, 200, {
+    method: 'POST',
+    url: '/batch/',
+    payload: captureBatch(project.api_token, [
+      { event: '$pageview', distinct_id: distinctIds[1], properties: { $current_url: 'https://example.com/' } },
+      {
+        event: '$identify',
+        distinct_id: distinctIds[0],
+        properties: { $anon_distinct_id: distinctIds[1], $set: { email: `${label}@example.com`, name: label } },
+      },
+    ]),
+  });
   seeded.push(`captured events (${label})`);
   const persons = await personIds(deps, project);
   if (persons.length !== 1) throw new Error(`seeding: the capture left ${persons.length} persons in ${label}, not 1`);
   ids.persons = [persons[0].id, persons[0].uuid];
 
   const base = `/api/projects/${project.id}`;
-  await injectExpecting(app, 200, { method: 'PATCH', url: `${base}/persons/${ids.persons[0]}/`, headers: tenant.headers, payload: { properties: { plan: 'pro' } } });
+  await injectExpecting(app, 200, {
+    method: 'PATCH',
+    url: `${base}/persons/${ids.persons[0]}/`,
+    headers: tenant.headers,
+    payload: { properties: { plan: 'pro' } },
+  });
   seeded.push(`person property update (${label})`);
   const payloads = [
-    { name: `${label} cohort`, filters: { properties: { type: 'AND', values: [{ key: 'email', value: `${label}@example.com`, type: 'person' }] } } },
+    {
+      name: `${label} cohort`,
+      filters: {
+        properties: { type: 'AND', values: [{ key: 'email', value: `${label}@example.com`, type: 'person' }] },
+      },
+    },
     { name: `${label} static cohort`, is_static: true, distinct_ids: [distinctIds[0]] },
   ];
   for (const payload of payloads) {
-    const res = await injectExpecting(app, 201, { method: 'POST', url: `${base}/cohorts/`, headers: tenant.headers, payload });
+    const res = await injectExpecting(app, 201, {
+      method: 'POST',
+      url: `${base}/cohorts/`,
+      headers: tenant.headers,
+      payload,
+    });
     ids.cohorts ??= [String(res.json().id)];
     seeded.push(`cohort (${label})`);
   }
@@ -75,18 +119,31 @@ async function seedProjectObjects(app: App, deps: Deps, tenant: Tenant, project:
 
 async function seedOrganizationObjects(app: App, tenant: Tenant, member: UserRow, seeded: string[]) {
   const base = `/api/organizations/${tenant.organization.id}`;
-  const role = await injectExpecting(app, 201, { method: 'POST', url: `${base}/roles/`, headers: tenant.headers, payload: { name: `Role ${crypto.randomBytes(3).toString('hex')}` } });
+  const role = await injectExpecting(app, 201, {
+    method: 'POST',
+    url: `${base}/roles/`,
+    headers: tenant.headers,
+    payload: { name: `Role ${crypto.randomBytes(3).toString('hex')}` },
+  });
   seeded.push('role');
   const roleId: string = role.json().id;
   const membership = await injectExpecting(app, 201, {
-    method: 'POST', url: `${base}/roles/${roleId}/role_memberships/`, headers: tenant.headers, payload: { user_uuid: member.uuid },
+    method: 'POST',
+    url: `${base}/roles/${roleId}/role_memberships/`,
+    headers: tenant.headers,
+    payload: { user_uuid: member.uuid },
   });
   seeded.push('role membership');
   return { roles: [roleId], role_memberships: [membership.json().id as string] } satisfies ResourceIds;
 }
 
 async function keyIdOf(deps: Deps, user: UserRow): Promise<string> {
-  const row = await deps.db.selectFrom('personal_api_keys').select('id').where('user_id', '=', user.id).orderBy('created_at').executeTakeFirstOrThrow();
+  const row = await deps.db
+    .selectFrom('personal_api_keys')
+    .select('id')
+    .where('user_id', '=', user.id)
+    .orderBy('created_at')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -126,7 +183,16 @@ export async function buildWorld(app: App, deps: Deps): Promise<World> {
     ...bObjects.ids,
   };
   return {
-    a, a2, aMember, b, scopedHeaders: bearer(scopedKey), idsA, idsA2, idsB, seeded, distinctIdsA: a1Objects.distinctIds,
+    a,
+    a2,
+    aMember,
+    b,
+    scopedHeaders: bearer(scopedKey),
+    idsA,
+    idsA2,
+    idsB,
+    seeded,
+    distinctIdsA: a1Objects.distinctIds,
   };
 }
 

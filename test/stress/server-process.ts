@@ -81,9 +81,21 @@ export interface ServerProcess {
   rss(): number;
 }
 
-export async function startServerProcess(database: StressDatabase, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  database: StressDatabase,
+  extraEnv: Record<string, string> = {},
+): Promise<ServerProcess> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...database.env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: 'off', LOG_LEVEL: 'warn', DELETION_SCHEDULE: 'off', ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...database.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT: 'off',
+    LOG_LEVEL: 'warn',
+    DELETION_SCHEDULE: 'off',
+    ...extraEnv,
+  };
   if (!database.env.DATABASE_URL) delete env.DATABASE_URL;
   const child = spawn(process.execPath, serverCommand(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -94,7 +106,10 @@ export async function startServerProcess(database: StressDatabase, extraEnv: Rec
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
-    const ready = await fetch(`${url}/_ready`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/_ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -127,6 +142,11 @@ export async function startServerProcess(database: StressDatabase, extraEnv: Rec
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   return { status: res.status, body: await res.text() };
 }

@@ -15,7 +15,8 @@ export class ApiError extends Error {
   readonly attr: string | null;
 
   constructor(status: number, body: { type?: unknown; code?: unknown; detail?: unknown; attr?: unknown }) {
-    const detail = typeof body.detail === 'string' && body.detail !== '' ? body.detail : `The server answered ${status}.`;
+    const detail =
+      typeof body.detail === 'string' && body.detail !== '' ? body.detail : `The server answered ${status}.`;
     super(detail);
     this.status = status;
     this.type = typeof body.type === 'string' ? body.type : 'error';

@@ -24,9 +24,22 @@ function changeText(change: ActivityChange): string {
   return `${change.field ?? ''}: ${before} → ${after}`;
 }
 
-export function ActivityList({ path, projectId, showPerson, caption }: { path: string; projectId: number; showPerson: boolean; caption: string }) {
+export function ActivityList({
+  path,
+  projectId,
+  showPerson,
+  caption,
+}: {
+  path: string;
+  projectId: number;
+  showPerson: boolean;
+  caption: string;
+}) {
   const [offset, setOffset] = useState(0);
-  const entries = useLoad(() => api<Page<ActivityEntry>>(path, { query: { limit: PAGE_SIZE, offset } }), [path, offset]);
+  const entries = useLoad(
+    () => api<Page<ActivityEntry>>(path, { query: { limit: PAGE_SIZE, offset } }),
+    [path, offset],
+  );
   if (entries.error) return <ErrorMessage error={entries.error} />;
   if (!entries.data) return <Loading what="activity" />;
   if (entries.data.count === 0) return <p class="muted">No activity yet.</p>;

@@ -23,9 +23,17 @@ export function formError(error: ApiError | null, ...attrs: string[]): ApiError 
 }
 
 export function Loading({ what }: { what: string }) {
-  return <p class="muted" role="status">Loading {what}…</p>;
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
 }
 
 export function Notice({ children }: { children: ComponentChildren }) {
-  return <p class="notice" role="status">{children}</p>;
+  return (
+    <p class="notice" role="status">
+      {children}
+    </p>
+  );
 }

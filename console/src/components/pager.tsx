@@ -1,7 +1,19 @@
 // Paging of a list envelope by offset: the API's `count` is exact, so pages are known.
 export const PAGE_SIZE = 25;
 
-export function Pager({ label, count, offset, limit = PAGE_SIZE, onOffset }: { label: string; count: number; offset: number; limit?: number; onOffset: (offset: number) => void }) {
+export function Pager({
+  label,
+  count,
+  offset,
+  limit = PAGE_SIZE,
+  onOffset,
+}: {
+  label: string;
+  count: number;
+  offset: number;
+  limit?: number;
+  onOffset: (offset: number) => void;
+}) {
   if (count <= limit && offset === 0) return null;
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(count / limit));

@@ -10,11 +10,17 @@ export interface Load<T> {
 }
 
 export function toApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, { detail: error instanceof Error ? error.message : String(error) });
+  return error instanceof ApiError
+    ? error
+    : new ApiError(0, { detail: error instanceof Error ? error.message : String(error) });
 }
 
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Load<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: ApiError | null; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: ApiError | null; loading: boolean }>({
+    data: undefined,
+    error: null,
+    loading: true,
+  });
   const [generation, setGeneration] = useState(0);
   const latest = useRef(0);
   useEffect(() => {
@@ -22,7 +28,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Load<T> {
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => ticket === latest.current && setState({ data, error: null, loading: false }),
-      (error: unknown) => ticket === latest.current && setState({ data: undefined, error: toApiError(error), loading: false }),
+      (error: unknown) =>
+        ticket === latest.current && setState({ data: undefined, error: toApiError(error), loading: false }),
     );
     // The caller names what the load depends on.
   }, [...deps, generation]);

@@ -21,7 +21,11 @@ export function FilterBuilder({ state, onChange, cohorts, idPrefix }: Props) {
       {state.rows.length > 1 ? (
         <div class="field-inline">
           <label for={`${idPrefix}-match`}>Match</label>
-          <select id={`${idPrefix}-match`} value={state.match} onChange={(event) => onChange({ ...state, match: event.currentTarget.value as 'AND' | 'OR' })}>
+          <select
+            id={`${idPrefix}-match`}
+            value={state.match}
+            onChange={(event) => onChange({ ...state, match: event.currentTarget.value as 'AND' | 'OR' })}
+          >
             <option value="AND">all filters (AND)</option>
             <option value="OR">any filter (OR)</option>
           </select>
@@ -32,8 +36,17 @@ export function FilterBuilder({ state, onChange, cohorts, idPrefix }: Props) {
           const n = index + 1;
           return (
             <li key={index} class="filter-row">
-              <input aria-label={`Filter ${n} key`} placeholder="property key" value={row.key} onInput={(event) => setRow(index, { key: event.currentTarget.value })} />
-              <select aria-label={`Filter ${n} operator`} value={row.operator} onChange={(event) => setRow(index, { operator: event.currentTarget.value })}>
+              <input
+                aria-label={`Filter ${n} key`}
+                placeholder="property key"
+                value={row.key}
+                onInput={(event) => setRow(index, { key: event.currentTarget.value })}
+              />
+              <select
+                aria-label={`Filter ${n} operator`}
+                value={row.operator}
+                onChange={(event) => setRow(index, { operator: event.currentTarget.value })}
+              >
                 {OPERATORS.map(([operator, label]) => (
                   <option key={operator} value={operator}>
                     {label}
@@ -41,7 +54,12 @@ export function FilterBuilder({ state, onChange, cohorts, idPrefix }: Props) {
                 ))}
               </select>
               {VALUELESS.has(row.operator) ? null : (
-                <input aria-label={`Filter ${n} value`} placeholder="value" value={row.value} onInput={(event) => setRow(index, { value: event.currentTarget.value })} />
+                <input
+                  aria-label={`Filter ${n} value`}
+                  placeholder="value"
+                  value={row.value}
+                  onInput={(event) => setRow(index, { value: event.currentTarget.value })}
+                />
               )}
               <button type="button" onClick={() => removeRow(index)}>
                 Remove filter {n}
@@ -56,7 +74,11 @@ export function FilterBuilder({ state, onChange, cohorts, idPrefix }: Props) {
       {cohorts ? (
         <div class="field-inline">
           <label for={`${idPrefix}-cohort`}>In cohort</label>
-          <select id={`${idPrefix}-cohort`} value={state.cohortId} onChange={(event) => onChange({ ...state, cohortId: event.currentTarget.value })}>
+          <select
+            id={`${idPrefix}-cohort`}
+            value={state.cohortId}
+            onChange={(event) => onChange({ ...state, cohortId: event.currentTarget.value })}
+          >
             <option value="">Any cohort</option>
             {cohorts.map((cohort) => (
               <option key={cohort.id} value={String(cohort.id)}>

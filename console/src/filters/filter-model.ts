@@ -46,7 +46,9 @@ export function isEmpty(state: FilterState): boolean {
  */
 export function filterGroup(state: FilterState): Record<string, unknown> | null {
   const leaves = state.rows.map((row) =>
-    VALUELESS.has(row.operator) ? { key: row.key, operator: row.operator, type: 'person' } : { key: row.key, operator: row.operator, value: row.value, type: 'person' },
+    VALUELESS.has(row.operator)
+      ? { key: row.key, operator: row.operator, type: 'person' }
+      : { key: row.key, operator: row.operator, value: row.value, type: 'person' },
   );
   const values: unknown[] = [];
   if (leaves.length > 0) values.push({ type: state.match, values: leaves });

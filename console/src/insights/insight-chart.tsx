@@ -38,7 +38,8 @@ export function InsightChart({ model, title, onPoint }: Props) {
     const element = container.current;
     if (!element || model.labels.length === 0) return;
     const xs = model.labels.map((_, index) => index);
-    const bars = model.style === 'bars' ? uPlot.paths.bars?.({ size: [0.8 / Math.max(1, model.series.length), 60] }) : undefined;
+    const bars =
+      model.style === 'bars' ? uPlot.paths.bars?.({ size: [0.8 / Math.max(1, model.series.length), 60] }) : undefined;
     const options: uPlot.Options = {
       width: Math.max(320, element.clientWidth),
       height: 280,
@@ -47,7 +48,12 @@ export function InsightChart({ model, title, onPoint }: Props) {
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
       axes: [
         // Whole steps only: each x is the index of a label.
-        { incrs: [1, 2, 5, 10, 20, 50, 100], values: (_plot, splits) => splits.map((split) => (Number.isInteger(split) ? (model.labels[split] ?? '') : '')), space: 60 },
+        {
+          incrs: [1, 2, 5, 10, 20, 50, 100],
+          values: (_plot, splits) =>
+            splits.map((split) => (Number.isInteger(split) ? (model.labels[split] ?? '') : '')),
+          space: 60,
+        },
         {},
       ],
       series: [

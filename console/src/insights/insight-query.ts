@@ -37,7 +37,10 @@ export interface ChartModel {
 }
 
 export function eventNames(form: InsightForm): string[] {
-  return form.events.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return form.events
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }
 
 /** The endpoint and query string of an insight. */
@@ -45,21 +48,36 @@ export function insightRequest(projectId: number, form: InsightForm): { path: st
   const base = `/api/projects/${projectId}/insights`;
   const names = eventNames(form);
   const dates = { date_from: form.dateFrom.trim(), date_to: form.dateTo.trim() };
-  const entities = (math?: string) => JSON.stringify(names.map((id, order) => ({ id, type: 'events', order, ...(math ? { math } : {}) })));
+  const entities = (math?: string) =>
+    JSON.stringify(names.map((id, order) => ({ id, type: 'events', order, ...(math ? { math } : {}) })));
   switch (form.kind) {
     case 'trends':
       return { path: `${base}/trend/`, query: { events: entities(form.math), interval: form.interval, ...dates } };
     case 'stickiness':
-      return { path: `${base}/trend/`, query: { events: entities(), interval: form.interval, shown_as: 'Stickiness', ...dates } };
+      return {
+        path: `${base}/trend/`,
+        query: { events: entities(), interval: form.interval, shown_as: 'Stickiness', ...dates },
+      };
     case 'lifecycle':
-      return { path: `${base}/trend/`, query: { events: entities(), interval: form.interval, shown_as: 'Lifecycle', ...dates } };
+      return {
+        path: `${base}/trend/`,
+        query: { events: entities(), interval: form.interval, shown_as: 'Lifecycle', ...dates },
+      };
     case 'funnel':
       return { path: `${base}/funnel/`, query: { events: entities(), interval: form.interval, ...dates } };
     case 'retention': {
       const target = { id: names[0] ?? '$pageview', type: 'events' };
       const returning = { id: names[1] ?? target.id, type: 'events' };
       const period = form.interval.charAt(0).toUpperCase() + form.interval.slice(1);
-      return { path: `${base}/retention/`, query: { target_entity: JSON.stringify(target), returning_entity: JSON.stringify(returning), period, date_to: dates.date_to } };
+      return {
+        path: `${base}/retention/`,
+        query: {
+          target_entity: JSON.stringify(target),
+          returning_entity: JSON.stringify(returning),
+          period,
+          date_to: dates.date_to,
+        },
+      };
     }
     case 'paths':
       return { path: `${base}/path/`, query: dates };
@@ -104,7 +122,11 @@ function trendModel(result: TrendSeries[], style: ChartModel['style']): ChartMod
   const first = result[0];
   const labels = first?.labels ?? first?.days ?? (first?.data ?? []).map((_, index) => String(index + 1));
   const series = result.map((item) => {
-    const parts = [item.label ?? 'Series', item.breakdown_value !== undefined ? text(item.breakdown_value) : null, item.status ?? null];
+    const parts = [
+      item.label ?? 'Series',
+      item.breakdown_value !== undefined ? text(item.breakdown_value) : null,
+      item.status ?? null,
+    ];
     return {
       label: parts.filter((part) => part !== null && part !== '').join(' · '),
       values: item.data ?? [],
@@ -115,16 +137,24 @@ function trendModel(result: TrendSeries[], style: ChartModel['style']): ChartMod
 }
 
 function funnelModel(result: FunnelStep[] | FunnelStep[][]): ChartModel {
-  const groups: FunnelStep[][] = result.length > 0 && Array.isArray(result[0]) ? (result as FunnelStep[][]) : [result as FunnelStep[]];
+  const groups: FunnelStep[][] =
+    result.length > 0 && Array.isArray(result[0]) ? (result as FunnelStep[][]) : [result as FunnelStep[]];
   const steps = groups[0] ?? [];
   const labels = steps.map((step, index) => `${(step.order ?? index) + 1}. ${step.custom_name || step.name || 'step'}`);
   const series: ChartSeries[] = [];
   for (const group of groups) {
-    const suffix = groups.length > 1 && group[0]?.breakdown_value !== undefined ? ` · ${text(group[0].breakdown_value)}` : '';
-    series.push({ label: `Converted${suffix}`, values: group.map((step) => step.count ?? 0), urls: group.map((step) => step.converted_people_url ?? null) });
+    const suffix =
+      groups.length > 1 && group[0]?.breakdown_value !== undefined ? ` · ${text(group[0].breakdown_value)}` : '';
+    series.push({
+      label: `Converted${suffix}`,
+      values: group.map((step) => step.count ?? 0),
+      urls: group.map((step) => step.converted_people_url ?? null),
+    });
     series.push({
       label: `Dropped off${suffix}`,
-      values: group.map((step, index) => (index === 0 ? 0 : Math.max(0, (group[index - 1].count ?? 0) - (step.count ?? 0)))),
+      values: group.map((step, index) =>
+        index === 0 ? 0 : Math.max(0, (group[index - 1].count ?? 0) - (step.count ?? 0)),
+      ),
       urls: group.map((step) => step.dropped_people_url ?? null),
     });
   }
@@ -191,7 +221,11 @@ export function personsPath(url: string, projectId: number, origin: string): str
 
 /** The persons of a persons view's answer (every analytical envelope, retention's included). */
 export function personsOf(answer: unknown): { persons: Person[]; next: string | null } {
-  const body = (answer ?? {}) as { results?: Array<{ people?: Person[] }>; result?: Array<{ person?: Person }>; next?: string | null };
+  const body = (answer ?? {}) as {
+    results?: Array<{ people?: Person[] }>;
+    result?: Array<{ person?: Person }>;
+    next?: string | null;
+  };
   const persons = body.results
     ? body.results.flatMap((entry) => entry.people ?? [])
     : (body.result ?? []).flatMap((entry) => (entry.person ? [entry.person] : []));

@@ -9,7 +9,15 @@ import { useAction } from '../components/use-load.ts';
 import type { ProjectContext } from '../layout.tsx';
 import { PersonsTable } from '../screens/persons.tsx';
 import { InsightChart } from './insight-chart.tsx';
-import { chartModel, INSIGHT_KINDS, insightRequest, personsOf, personsPath, type ChartModel, type InsightForm } from './insight-query.ts';
+import {
+  chartModel,
+  INSIGHT_KINDS,
+  insightRequest,
+  personsOf,
+  personsPath,
+  type ChartModel,
+  type InsightForm,
+} from './insight-query.ts';
 
 const MATHS: Array<[math: string, label: string]> = [
   ['total', 'Total events'],
@@ -82,7 +90,11 @@ function PointsTable({ model, onPoint }: { model: ChartModel; onPoint: (series: 
             {model.series.map((series, seriesIndex) => (
               <td key={seriesIndex}>
                 {series.urls[index] ? (
-                  <button type="button" aria-label={`Persons of ${series.label}, ${label}: ${series.values[index] ?? 0}`} onClick={() => onPoint(seriesIndex, index)}>
+                  <button
+                    type="button"
+                    aria-label={`Persons of ${series.label}, ${label}: ${series.values[index] ?? 0}`}
+                    onClick={() => onPoint(seriesIndex, index)}
+                  >
                     {String(series.values[index] ?? 0)}
                   </button>
                 ) : (
@@ -99,7 +111,14 @@ function PointsTable({ model, onPoint }: { model: ChartModel; onPoint: (series: 
 
 export function InsightsScreen({ context }: { context: ProjectContext }) {
   const projectId = context.project.id;
-  const [form, setForm] = useState<InsightForm>({ kind: 'trends', events: '$pageview', math: 'total', interval: 'day', dateFrom: '-7d', dateTo: '' });
+  const [form, setForm] = useState<InsightForm>({
+    kind: 'trends',
+    events: '$pageview',
+    math: 'total',
+    interval: 'day',
+    dateFrom: '-7d',
+    dateTo: '',
+  });
   const [shown, setShown] = useState<{ form: InsightForm; model: ChartModel } | null>(null);
   const [point, setPoint] = useState<Point | null>(null);
   const [pointError, setPointError] = useState<ApiError | null>(null);
@@ -132,7 +151,11 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
       <form class="panel insight-form" onSubmit={submit} aria-label="Insight">
         <div class="field">
           <label for="insight-kind">Insight</label>
-          <select id="insight-kind" value={form.kind} onChange={(event) => set({ kind: event.currentTarget.value as InsightForm['kind'] })}>
+          <select
+            id="insight-kind"
+            value={form.kind}
+            onChange={(event) => set({ kind: event.currentTarget.value as InsightForm['kind'] })}
+          >
             {INSIGHT_KINDS.map(([kind, label]) => (
               <option key={kind} value={kind}>
                 {label}
@@ -142,8 +165,16 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
         </div>
         {form.kind === 'paths' ? null : (
           <div class="field">
-            <label for="insight-events">{form.kind === 'funnel' ? 'Funnel steps (event names, in order, comma-separated)' : 'Events (comma-separated)'}</label>
-            <input id="insight-events" value={form.events} onInput={(event) => set({ events: event.currentTarget.value })} />
+            <label for="insight-events">
+              {form.kind === 'funnel'
+                ? 'Funnel steps (event names, in order, comma-separated)'
+                : 'Events (comma-separated)'}
+            </label>
+            <input
+              id="insight-events"
+              value={form.events}
+              onInput={(event) => set({ events: event.currentTarget.value })}
+            />
             <ErrorMessage error={fieldError(action.error, 'events', 'target_entity', 'returning_entity')} />
           </div>
         )}
@@ -162,7 +193,11 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
         {form.kind === 'paths' ? null : (
           <div class="field">
             <label for="insight-interval">{form.kind === 'retention' ? 'Period' : 'Interval'}</label>
-            <select id="insight-interval" value={form.interval} onChange={(event) => set({ interval: event.currentTarget.value })}>
+            <select
+              id="insight-interval"
+              value={form.interval}
+              onChange={(event) => set({ interval: event.currentTarget.value })}
+            >
               {INTERVALS.map((interval) => (
                 <option key={interval} value={interval}>
                   {interval}
@@ -174,7 +209,11 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
         {form.kind === 'retention' ? null : (
           <div class="field">
             <label for="insight-from">From (a date or -7d)</label>
-            <input id="insight-from" value={form.dateFrom} onInput={(event) => set({ dateFrom: event.currentTarget.value })} />
+            <input
+              id="insight-from"
+              value={form.dateFrom}
+              onInput={(event) => set({ dateFrom: event.currentTarget.value })}
+            />
             <ErrorMessage error={fieldError(action.error, 'date_from')} />
           </div>
         )}
@@ -183,7 +222,9 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
           <input id="insight-to" value={form.dateTo} onInput={(event) => set({ dateTo: event.currentTarget.value })} />
           <ErrorMessage error={fieldError(action.error, 'date_to')} />
         </div>
-        <ErrorMessage error={formError(action.error, 'events', 'target_entity', 'returning_entity', 'date_from', 'date_to')} />
+        <ErrorMessage
+          error={formError(action.error, 'events', 'target_entity', 'returning_entity', 'date_from', 'date_to')}
+        />
         <button type="submit" disabled={action.busy}>
           Show {kindLabel.toLowerCase()}
         </button>
@@ -194,7 +235,11 @@ export function InsightsScreen({ context }: { context: ProjectContext }) {
           <p class="muted">No data in this range.</p>
         ) : (
           <>
-            <InsightChart model={shown.model} title={INSIGHT_KINDS.find(([kind]) => kind === shown.form.kind)?.[1] ?? ''} onPoint={choose} />
+            <InsightChart
+              model={shown.model}
+              title={INSIGHT_KINDS.find(([kind]) => kind === shown.form.kind)?.[1] ?? ''}
+              onPoint={choose}
+            />
             <ErrorMessage error={pointError} />
             {point ? <PointPersons point={point} projectId={projectId} /> : null}
             <PointsTable model={shown.model} onPoint={choose} />

@@ -7,7 +7,12 @@ export function ActivityScreen({ context }: { context: ProjectContext }) {
   return (
     <>
       <h1 tabIndex={-1}>Activity</h1>
-      <ActivityList path={`/api/projects/${projectId}/persons/activity/`} projectId={projectId} showPerson caption="Changes to persons, newest first" />
+      <ActivityList
+        path={`/api/projects/${projectId}/persons/activity/`}
+        projectId={projectId}
+        showPerson
+        caption="Changes to persons, newest first"
+      />
     </>
   );
 }

@@ -8,7 +8,17 @@ import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import { readKey, signOut } from '../session.ts';
 
-const RESOURCES = ['person', 'cohort', 'activity_log', 'insight', 'event', 'organization', 'organization_member', 'project', 'personal_api_key'];
+const RESOURCES = [
+  'person',
+  'cohort',
+  'activity_log',
+  'insight',
+  'event',
+  'organization',
+  'organization_member',
+  'project',
+  'personal_api_key',
+];
 const SCOPES = ['*', ...RESOURCES.flatMap((resource) => [`${resource}:read`, `${resource}:write`])];
 
 function CreateKey({ onCreated }: { onCreated: () => void }) {
@@ -16,7 +26,8 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
   const [scopes, setScopes] = useState<string[]>([]);
   const [created, setCreated] = useState<PersonalApiKey | null>(null);
   const action = useAction();
-  const toggle = (scope: string, on: boolean) => setScopes(on ? [...scopes, scope] : scopes.filter((item) => item !== scope));
+  const toggle = (scope: string, on: boolean) =>
+    setScopes(on ? [...scopes, scope] : scopes.filter((item) => item !== scope));
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
@@ -32,7 +43,12 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
       {created ? (
         <div class="notice" role="status">
           <p>Key {created.label} created. Copy its value now: it is not shown again.</p>
-          <input readOnly aria-label="New key value" value={created.value ?? ''} onFocus={(event) => event.currentTarget.select()} />
+          <input
+            readOnly
+            aria-label="New key value"
+            value={created.value ?? ''}
+            onFocus={(event) => event.currentTarget.select()}
+          />
         </div>
       ) : null}
       <div class="field">
@@ -45,7 +61,11 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
         <div class="scopes">
           {SCOPES.map((scope) => (
             <label key={scope} class="check">
-              <input type="checkbox" checked={scopes.includes(scope)} onChange={(event) => toggle(scope, event.currentTarget.checked)} />{' '}
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(event) => toggle(scope, event.currentTarget.checked)}
+              />{' '}
               {scope === '*' ? 'All access (*)' : scope}
             </label>
           ))}
@@ -101,12 +121,18 @@ export function ApiKeysScreen() {
                   <Time iso={key.last_used_at} />
                 </td>
                 <td>
-                  <button type="button" disabled={revoke.busy} onClick={() => revoke.run(async () => {
-                    const own = isSessionKey(key.mask_value);
-                    await api(`/api/personal_api_keys/${encodeURIComponent(key.id)}/`, { method: 'DELETE' });
-                    if (own) signOut('the key of this session was revoked.');
-                    else keys.reload();
-                  })}>
+                  <button
+                    type="button"
+                    disabled={revoke.busy}
+                    onClick={() =>
+                      revoke.run(async () => {
+                        const own = isSessionKey(key.mask_value);
+                        await api(`/api/personal_api_keys/${encodeURIComponent(key.id)}/`, { method: 'DELETE' });
+                        if (own) signOut('the key of this session was revoked.');
+                        else keys.reload();
+                      })
+                    }
+                  >
                     Revoke {key.label}
                   </button>
                 </td>

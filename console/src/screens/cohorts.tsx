@@ -22,7 +22,10 @@ function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: C
     void action.run(async () => {
       let body: Record<string, unknown>;
       if (kind === 'static') {
-        const distinctIds = ids.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+        const distinctIds = ids
+          .split(/\r?\n/)
+          .map((line) => line.trim())
+          .filter((line) => line !== '');
         body = { name, is_static: true, distinct_ids: distinctIds };
       } else {
         const group = filterGroup(filters);
@@ -47,10 +50,12 @@ function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: C
       <fieldset>
         <legend>Kind</legend>
         <label class="check">
-          <input type="radio" name="cohort-kind" checked={kind === 'static'} onChange={() => setKind('static')} /> Static: these distinct ids
+          <input type="radio" name="cohort-kind" checked={kind === 'static'} onChange={() => setKind('static')} />{' '}
+          Static: these distinct ids
         </label>
         <label class="check">
-          <input type="radio" name="cohort-kind" checked={kind === 'dynamic'} onChange={() => setKind('dynamic')} /> Dynamic: persons matching filters
+          <input type="radio" name="cohort-kind" checked={kind === 'dynamic'} onChange={() => setKind('dynamic')} />{' '}
+          Dynamic: persons matching filters
         </label>
       </fieldset>
       {kind === 'static' ? (
@@ -84,10 +89,16 @@ function CohortRow({ cohort, base, onDeleted }: { cohort: Cohort; base: string; 
         <Time iso={cohort.created_at} />
       </td>
       <td>
-        <button type="button" disabled={action.busy} onClick={() => action.run(async () => {
-          await api(`${base}${cohort.id}/`, { method: 'DELETE' });
-          onDeleted();
-        })}>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () => {
+              await api(`${base}${cohort.id}/`, { method: 'DELETE' });
+              onDeleted();
+            })
+          }
+        >
           Delete cohort {cohort.name}
         </button>
         <ErrorMessage error={action.error} />
@@ -105,7 +116,11 @@ export function CohortsScreen({ context }: { context: ProjectContext }) {
     <>
       <h1 tabIndex={-1}>Cohorts</h1>
       <ErrorMessage error={cohorts.error} />
-      {created ? <Notice>Cohort {created.name} created with {plural(created.count, 'person')}.</Notice> : null}
+      {created ? (
+        <Notice>
+          Cohort {created.name} created with {plural(created.count, 'person')}.
+        </Notice>
+      ) : null}
       {cohorts.data ? (
         cohorts.data.count === 0 ? (
           <p class="muted">No cohorts yet.</p>

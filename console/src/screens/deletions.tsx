@@ -14,13 +14,18 @@ export function DeletionsScreen({ context }: { context: ProjectContext }) {
   const [status, setStatus] = useState('all');
   const [offset, setOffset] = useState(0);
   const tasks = useLoad(
-    () => api<Page<DeletionTask>>(`/api/projects/${projectId}/persons/deletion_status/`, { query: { status, limit: PAGE_SIZE, offset } }),
+    () =>
+      api<Page<DeletionTask>>(`/api/projects/${projectId}/persons/deletion_status/`, {
+        query: { status, limit: PAGE_SIZE, offset },
+      }),
     [projectId, status, offset],
   );
   return (
     <>
       <h1 tabIndex={-1}>Deletion queue</h1>
-      <p class="muted">Events of deleted persons are removed by a weekly job (Sundays 05:00 UTC unless configured otherwise).</p>
+      <p class="muted">
+        Events of deleted persons are removed by a weekly job (Sundays 05:00 UTC unless configured otherwise).
+      </p>
       <div class="field-inline">
         <label for="deletion-status">Status</label>
         <select
@@ -42,7 +47,7 @@ export function DeletionsScreen({ context }: { context: ProjectContext }) {
           <p class="muted">No queued deletions.</p>
         ) : (
           <>
-            <p role="status">{plural(tasks.data.count, "queued deletion")}</p>
+            <p role="status">{plural(tasks.data.count, 'queued deletion')}</p>
             <DeletionTable tasks={tasks.data.results} caption="Event deletions, newest first" />
             <Pager label="Deletions" count={tasks.data.count} offset={offset} onOffset={setOffset} />
           </>

@@ -37,7 +37,11 @@ function AddMember({ base, onAdded }: { base: string; onAdded: () => void }) {
       </div>
       <div class="field">
         <label for="member-level">Level</label>
-        <select id="member-level" value={String(level)} onChange={(event) => setLevel(Number(event.currentTarget.value))}>
+        <select
+          id="member-level"
+          value={String(level)}
+          onChange={(event) => setLevel(Number(event.currentTarget.value))}
+        >
           {MEMBER_LEVELS.map(([value, label]) => (
             <option key={value} value={String(value)}>
               {label}
@@ -56,7 +60,10 @@ function AddMember({ base, onAdded }: { base: string; onAdded: () => void }) {
 export function MembersScreen({ context }: { context: ProjectContext }) {
   const base = `/api/organizations/${context.project.organization}/members/`;
   const [offset, setOffset] = useState(0);
-  const members = useLoad(() => api<Page<OrganizationMember>>(base, { query: { limit: PAGE_SIZE, offset } }), [base, offset]);
+  const members = useLoad(
+    () => api<Page<OrganizationMember>>(base, { query: { limit: PAGE_SIZE, offset } }),
+    [base, offset],
+  );
   const removal = useAction();
   return (
     <>
@@ -86,10 +93,16 @@ export function MembersScreen({ context }: { context: ProjectContext }) {
                     <Time iso={member.joined_at} />
                   </td>
                   <td>
-                    <button type="button" disabled={removal.busy} onClick={() => removal.run(async () => {
-                      await api(`${base}${member.user.uuid}/`, { method: 'DELETE' });
-                      members.reload();
-                    })}>
+                    <button
+                      type="button"
+                      disabled={removal.busy}
+                      onClick={() =>
+                        removal.run(async () => {
+                          await api(`${base}${member.user.uuid}/`, { method: 'DELETE' });
+                          members.reload();
+                        })
+                      }
+                    >
                       Remove {member.user.email} from the organization
                     </button>
                   </td>

@@ -24,7 +24,9 @@ export function PropertiesTimeline({ base }: { base: string }) {
       <h2 id="timeline-heading">Properties timeline</h2>
       <ErrorMessage error={timeline.error} />
       {!timeline.data ? (
-        timeline.loading ? <Loading what="the timeline" /> : null
+        timeline.loading ? (
+          <Loading what="the timeline" />
+        ) : null
       ) : timeline.data.points.length === 0 ? (
         <p class="muted">No events of this person yet.</p>
       ) : (
@@ -39,7 +41,10 @@ export function PropertiesTimeline({ base }: { base: string }) {
                 <dl class="facts">
                   {Object.keys(point.properties)
                     .sort()
-                    .flatMap((key) => [<dt key={`k${key}`}>{key}</dt>, <dd key={`v${key}`}>{valueText(point.properties[key])}</dd>])}
+                    .flatMap((key) => [
+                      <dt key={`k${key}`}>{key}</dt>,
+                      <dd key={`v${key}`}>{valueText(point.properties[key])}</dd>,
+                    ])}
                 </dl>
               </details>
             </li>
@@ -51,7 +56,13 @@ export function PropertiesTimeline({ base }: { base: string }) {
 }
 
 export function PersonCohorts({ projectId, personId }: { projectId: number; personId: number }) {
-  const cohorts = useLoad(() => api<{ results: PersonCohort[] }>(`/api/projects/${projectId}/persons/cohorts/`, { query: { person_id: personId } }), [projectId, personId]);
+  const cohorts = useLoad(
+    () =>
+      api<{ results: PersonCohort[] }>(`/api/projects/${projectId}/persons/cohorts/`, {
+        query: { person_id: personId },
+      }),
+    [projectId, personId],
+  );
   return (
     <section aria-labelledby="person-cohorts-heading">
       <h2 id="person-cohorts-heading">Cohorts</h2>
@@ -63,7 +74,8 @@ export function PersonCohorts({ projectId, personId }: { projectId: number; pers
           <ul>
             {cohorts.data.results.map((cohort) => (
               <li key={cohort.id}>
-                <a href={projectHref(projectId, 'cohorts')}>{cohort.name}</a> ({cohort.is_static ? 'static' : 'dynamic'}, {plural(cohort.count, 'person')})
+                <a href={projectHref(projectId, 'cohorts')}>{cohort.name}</a> ({cohort.is_static ? 'static' : 'dynamic'}
+                , {plural(cohort.count, 'person')})
               </li>
             ))}
           </ul>

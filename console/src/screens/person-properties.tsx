@@ -37,11 +37,16 @@ function PropertyRow({ name, value, base, onChanged }: { name: string; value: un
   const save = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      onChanged(await api<Person>(base, { method: 'PATCH', body: { properties: { [name]: parseValue(text, asJson) } } }));
+      onChanged(
+        await api<Person>(base, { method: 'PATCH', body: { properties: { [name]: parseValue(text, asJson) } } }),
+      );
       setEditing(false);
     });
   };
-  const remove = () => action.run(async () => onChanged(await api<Person>(`${base}delete_property/`, { method: 'POST', body: { $unset: name } })));
+  const remove = () =>
+    action.run(async () =>
+      onChanged(await api<Person>(`${base}delete_property/`, { method: 'POST', body: { $unset: name } })),
+    );
   return (
     <tr>
       <th scope="row" class="key">
@@ -50,9 +55,14 @@ function PropertyRow({ name, value, base, onChanged }: { name: string; value: un
       <td>
         {editing ? (
           <form class="inline-form" onSubmit={save}>
-            <input aria-label={`New value of ${name}`} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+            <input
+              aria-label={`New value of ${name}`}
+              value={text}
+              onInput={(event) => setText(event.currentTarget.value)}
+            />
             <label class="check">
-              <input type="checkbox" checked={asJson} onChange={(event) => setAsJson(event.currentTarget.checked)} /> as JSON
+              <input type="checkbox" checked={asJson} onChange={(event) => setAsJson(event.currentTarget.checked)} /> as
+              JSON
             </label>
             <button type="submit" disabled={action.busy}>
               Save {name}
@@ -91,17 +101,30 @@ function AddProperty({ base, onChanged }: Omit<Props, 'person'>) {
     event.preventDefault();
     void action.run(async () => {
       if (key.trim() === '') throw new ApiError(400, { detail: 'A property needs a key.', attr: 'key' });
-      onChanged(await api<Person>(base, { method: 'PATCH', body: { properties: { [key]: parseValue(text, asJson) } } }));
+      onChanged(
+        await api<Person>(base, { method: 'PATCH', body: { properties: { [key]: parseValue(text, asJson) } } }),
+      );
       setKey('');
       setText('');
     });
   };
   return (
     <form class="inline-form" onSubmit={add} aria-label="Add a property">
-      <input aria-label="New property key" placeholder="key" value={key} onInput={(event) => setKey(event.currentTarget.value)} />
-      <input aria-label="New property value" placeholder="value" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <input
+        aria-label="New property key"
+        placeholder="key"
+        value={key}
+        onInput={(event) => setKey(event.currentTarget.value)}
+      />
+      <input
+        aria-label="New property value"
+        placeholder="value"
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
       <label class="check">
-        <input type="checkbox" checked={asJson} onChange={(event) => setAsJson(event.currentTarget.checked)} /> Value is JSON
+        <input type="checkbox" checked={asJson} onChange={(event) => setAsJson(event.currentTarget.checked)} /> Value is
+        JSON
       </label>
       <button type="submit" disabled={action.busy}>
         Add property

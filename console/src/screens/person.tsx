@@ -54,7 +54,17 @@ function DistinctIds({ person, base, onSplit }: { person: Person; base: string; 
   );
 }
 
-function DeletePerson({ person, base, projectId, onDeleted }: { person: Person; base: string; projectId: number; onDeleted: (task: DeletionTask | null) => void }) {
+function DeletePerson({
+  person,
+  base,
+  projectId,
+  onDeleted,
+}: {
+  person: Person;
+  base: string;
+  projectId: number;
+  onDeleted: (task: DeletionTask | null) => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [withEvents, setWithEvents] = useState(false);
   const action = useAction();
@@ -63,7 +73,9 @@ function DeletePerson({ person, base, projectId, onDeleted }: { person: Person; 
       await api(base, { method: 'DELETE', query: { delete_events: withEvents } });
       let task: DeletionTask | null = null;
       if (withEvents) {
-        const queue = await api<Page<DeletionTask>>(`/api/projects/${projectId}/persons/deletion_status/`, { query: { person_uuid: person.uuid } });
+        const queue = await api<Page<DeletionTask>>(`/api/projects/${projectId}/persons/deletion_status/`, {
+          query: { person_uuid: person.uuid },
+        });
         task = queue.results[0] ?? null;
       }
       onDeleted(task);
@@ -73,9 +85,17 @@ function DeletePerson({ person, base, projectId, onDeleted }: { person: Person; 
       <h2 id="delete-heading">Delete this person</h2>
       {confirming ? (
         <div role="group" aria-label="Confirm deletion">
-          <p>The person and its distinct ids are removed. Its events stay unless you also delete them (a queued job does that).</p>
+          <p>
+            The person and its distinct ids are removed. Its events stay unless you also delete them (a queued job does
+            that).
+          </p>
           <label class="check">
-            <input type="checkbox" checked={withEvents} onChange={(event) => setWithEvents(event.currentTarget.checked)} /> Also delete its events
+            <input
+              type="checkbox"
+              checked={withEvents}
+              onChange={(event) => setWithEvents(event.currentTarget.checked)}
+            />{' '}
+            Also delete its events
           </label>
           <div class="actions">
             <button type="button" class="destructive" disabled={action.busy} onClick={remove}>
@@ -162,7 +182,13 @@ export function PersonScreen({ context, personId }: { context: ProjectContext; p
       <PersonCohorts projectId={projectId} personId={person.id} />
       <section aria-labelledby="activity-heading">
         <h2 id="activity-heading">Activity</h2>
-        <ActivityList key={version} path={`${base}activity/`} projectId={projectId} showPerson={false} caption="Changes to this person" />
+        <ActivityList
+          key={version}
+          path={`${base}activity/`}
+          projectId={projectId}
+          showPerson={false}
+          caption="Changes to this person"
+        />
       </section>
       <DeletePerson person={person} base={base} projectId={projectId} onDeleted={(task) => setDeleted({ task })} />
     </>

@@ -26,7 +26,15 @@ function queryOf(state: ListState): Query {
   return { search: state.search.trim(), properties: group ? JSON.stringify(group) : undefined };
 }
 
-export function PersonsTable({ persons, projectId, caption }: { persons: Person[]; projectId: number; caption: string }) {
+export function PersonsTable({
+  persons,
+  projectId,
+  caption,
+}: {
+  persons: Person[];
+  projectId: number;
+  caption: string;
+}) {
   return (
     <table>
       <caption>{caption}</caption>
@@ -60,14 +68,22 @@ export function PersonsTable({ persons, projectId, caption }: { persons: Person[
 export function PersonsScreen({ context }: { context: ProjectContext }) {
   const projectId = context.project.id;
   const base = `/api/projects/${projectId}/persons/`;
-  const [applied, setApplied] = useState<ListState>(() => remembered.get(projectId) ?? { search: '', filters: emptyFilters(), offset: 0 });
+  const [applied, setApplied] = useState<ListState>(
+    () => remembered.get(projectId) ?? { search: '', filters: emptyFilters(), offset: 0 },
+  );
   const [draft, setDraft] = useState<ListState>(applied);
   const apply = (next: ListState) => {
     remembered.set(projectId, next);
     setApplied(next);
   };
-  const persons = useLoad(() => api<Page<Person>>(base, { query: { ...queryOf(applied), limit: PAGE_SIZE, offset: applied.offset } }), [projectId, applied]);
-  const cohorts = useLoad(() => api<Page<Cohort>>(`/api/projects/${projectId}/cohorts/`, { query: { limit: 1000 } }), [projectId]);
+  const persons = useLoad(
+    () => api<Page<Person>>(base, { query: { ...queryOf(applied), limit: PAGE_SIZE, offset: applied.offset } }),
+    [projectId, applied],
+  );
+  const cohorts = useLoad(
+    () => api<Page<Cohort>>(`/api/projects/${projectId}/cohorts/`, { query: { limit: 1000 } }),
+    [projectId],
+  );
   const csv = useAction();
 
   const submit = (event: Event) => {
@@ -96,7 +112,12 @@ export function PersonsScreen({ context }: { context: ProjectContext }) {
             onInput={(event) => setDraft({ ...draft, search: event.currentTarget.value })}
           />
         </div>
-        <FilterBuilder idPrefix="persons-filter" state={draft.filters} onChange={(filters) => setDraft({ ...draft, filters })} cohorts={cohorts.data?.results} />
+        <FilterBuilder
+          idPrefix="persons-filter"
+          state={draft.filters}
+          onChange={(filters) => setDraft({ ...draft, filters })}
+          cohorts={cohorts.data?.results}
+        />
         <ErrorMessage error={fieldError(listError, 'properties', 'search')} />
         <div class="actions">
           <button type="submit">Search</button>
@@ -108,9 +129,17 @@ export function PersonsScreen({ context }: { context: ProjectContext }) {
       <ErrorMessage error={formError(listError, 'properties', 'search')} />
       <div class="toolbar">
         <p role="status" class="count">
-          {count === undefined ? (persons.loading ? 'Counting persons…' : '') : `${count} ${count === 1 ? 'person' : 'persons'}`}
+          {count === undefined
+            ? persons.loading
+              ? 'Counting persons…'
+              : ''
+            : `${count} ${count === 1 ? 'person' : 'persons'}`}
         </p>
-        <button type="button" disabled={csv.busy} onClick={() => csv.run(() => downloadCsv(base, queryOf(applied), 'persons.csv'))}>
+        <button
+          type="button"
+          disabled={csv.busy}
+          onClick={() => csv.run(() => downloadCsv(base, queryOf(applied), 'persons.csv'))}
+        >
           Download CSV
         </button>
         <ErrorMessage error={csv.error} />
@@ -118,7 +147,12 @@ export function PersonsScreen({ context }: { context: ProjectContext }) {
       {persons.data ? (
         <>
           <PersonsTable persons={persons.data.results} projectId={projectId} caption="Newest persons first" />
-          <Pager label="Persons" count={persons.data.count} offset={applied.offset} onOffset={(offset) => apply({ ...applied, offset })} />
+          <Pager
+            label="Persons"
+            count={persons.data.count}
+            offset={applied.offset}
+            onOffset={(offset) => apply({ ...applied, offset })}
+          />
         </>
       ) : persons.loading ? (
         <Loading what="persons" />

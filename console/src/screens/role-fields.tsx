@@ -18,12 +18,21 @@ export function RoleFields({ idPrefix, name, level, onName, onLevel, error }: Pr
     <>
       <div class="field">
         <label for={`${idPrefix}-name`}>Role name</label>
-        <input id={`${idPrefix}-name`} value={name} onInput={(event) => onName(event.currentTarget.value)} aria-invalid={fieldError(error, 'name') ? 'true' : undefined} />
+        <input
+          id={`${idPrefix}-name`}
+          value={name}
+          onInput={(event) => onName(event.currentTarget.value)}
+          aria-invalid={fieldError(error, 'name') ? 'true' : undefined}
+        />
         <ErrorMessage error={fieldError(error, 'name')} />
       </div>
       <div class="field">
         <label for={`${idPrefix}-level`}>Feature flag access</label>
-        <select id={`${idPrefix}-level`} value={String(level)} onChange={(event) => onLevel(Number(event.currentTarget.value))}>
+        <select
+          id={`${idPrefix}-level`}
+          value={String(level)}
+          onChange={(event) => onLevel(Number(event.currentTarget.value))}
+        >
           {ACCESS_LEVELS.map(([value, label]) => (
             <option key={value} value={String(value)}>
               {label}

@@ -12,7 +12,8 @@ export const MEMBER_LEVELS: Array<[level: number, label: string]> = [
   [15, 'Owner'],
 ];
 
-export const memberLevelLabel = (level: number) => MEMBER_LEVELS.find(([value]) => value === level)?.[1] ?? String(level);
+export const memberLevelLabel = (level: number) =>
+  MEMBER_LEVELS.find(([value]) => value === level)?.[1] ?? String(level);
 
 export const userName = (user: { first_name: string; last_name?: string; email: string }) =>
   [user.first_name, user.last_name].filter((part) => part).join(' ') || user.email;

@@ -40,8 +40,14 @@ function EditRole({ role, base, onSaved }: { role: Role; base: string; onSaved: 
 function RoleMembers({ base, organizationId }: { base: string; organizationId: string }) {
   const membershipsPath = `${base}role_memberships/`;
   const [offset, setOffset] = useState(0);
-  const memberships = useLoad(() => api<Page<RoleMembership>>(membershipsPath, { query: { limit: PAGE_SIZE, offset } }), [membershipsPath, offset]);
-  const members = useLoad(() => api<Page<OrganizationMember>>(`/api/organizations/${organizationId}/members/`, { query: { limit: 1000 } }), [organizationId]);
+  const memberships = useLoad(
+    () => api<Page<RoleMembership>>(membershipsPath, { query: { limit: PAGE_SIZE, offset } }),
+    [membershipsPath, offset],
+  );
+  const members = useLoad(
+    () => api<Page<OrganizationMember>>(`/api/organizations/${organizationId}/members/`, { query: { limit: 1000 } }),
+    [organizationId],
+  );
   const [userUuid, setUserUuid] = useState('');
   const add = useAction();
   const remove = useAction();
@@ -83,10 +89,16 @@ function RoleMembers({ base, organizationId }: { base: string; organizationId: s
                       <Time iso={membership.joined_at} />
                     </td>
                     <td>
-                      <button type="button" disabled={remove.busy} onClick={() => remove.run(async () => {
-                        await api(`${membershipsPath}${membership.id}/`, { method: 'DELETE' });
-                        memberships.reload();
-                      })}>
+                      <button
+                        type="button"
+                        disabled={remove.busy}
+                        onClick={() =>
+                          remove.run(async () => {
+                            await api(`${membershipsPath}${membership.id}/`, { method: 'DELETE' });
+                            memberships.reload();
+                          })
+                        }
+                      >
                         Remove {membership.user.email}
                       </button>
                     </td>

@@ -26,7 +26,14 @@ function CreateRole({ base, projectId }: { base: string; projectId: number }) {
   return (
     <form class="panel" onSubmit={create} aria-labelledby="new-role-heading">
       <h2 id="new-role-heading">New role</h2>
-      <RoleFields idPrefix="new-role" name={name} level={level} onName={setName} onLevel={setLevel} error={action.error} />
+      <RoleFields
+        idPrefix="new-role"
+        name={name}
+        level={level}
+        onName={setName}
+        onLevel={setLevel}
+        error={action.error}
+      />
       <button type="submit" disabled={action.busy}>
         Create role
       </button>

@@ -34,7 +34,8 @@ export function SignIn({ reason }: { reason: string | null }) {
           onInput={(event) => setKey(event.currentTarget.value)}
         />
         <p id="sign-in-help" class="muted">
-          A key starting with phx_ (from <code>npx herd bootstrap</code> or <code>npx herd keys create</code>). It stays in this tab only.
+          A key starting with phx_ (from <code>npx herd bootstrap</code> or <code>npx herd keys create</code>). It stays
+          in this tab only.
         </p>
         <ErrorMessage error={action.error} id="sign-in-error" />
         <button type="submit" disabled={action.busy}>

@@ -13,7 +13,11 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 export function bucketStarts(from: Date, last: Date, interval: Interval): Date[] {
   const starts: Date[] = [];
   for (let start = truncate(from, interval); start <= last; start = addInterval(start, interval, 1)) {
-    if (starts.length === MAX_BUCKETS) throw validationError(`The range holds more than ${MAX_BUCKETS} intervals; choose a longer interval.`, 'interval');
+    if (starts.length === MAX_BUCKETS)
+      throw validationError(
+        `The range holds more than ${MAX_BUCKETS} intervals; choose a longer interval.`,
+        'interval',
+      );
     starts.push(start);
   }
   return starts;

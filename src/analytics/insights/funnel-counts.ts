@@ -15,7 +15,10 @@ export interface StepNumbers {
 }
 
 /** What to count: rows `f` of funnelReachSql joined or narrowed as needed, grouped by `group`. */
-export type CountShape = (persons: RawBuilder<unknown>, sliced: FunnelSpec) => { from: RawBuilder<unknown>; group: RawBuilder<unknown> };
+export type CountShape = (
+  persons: RawBuilder<unknown>,
+  sliced: FunnelSpec,
+) => { from: RawBuilder<unknown>; group: RawBuilder<unknown> };
 
 interface Partial {
   counts: number[];
@@ -36,7 +39,9 @@ function columnsOf(spec: FunnelSpec): RawBuilder<unknown> {
     columns.push(sql`sum(${gap}) filter (where ${reached}) as ${sql.ref(`s${k}`)}`);
     columns.push(sql`count(${gap}) filter (where ${reached}) as ${sql.ref(`n${k}`)}`);
     // The gaps travel as one text (a float8's text is exact): an array of them took Node ~5x the time to parse.
-    columns.push(sql`string_agg(${gap}::text, ',') filter (where ${reached} and ${gap} is not null) as ${sql.ref(`g${k}`)}`);
+    columns.push(
+      sql`string_agg(${gap}::text, ',') filter (where ${reached} and ${gap} is not null) as ${sql.ref(`g${k}`)}`,
+    );
   });
   return sql.join(columns);
 }
@@ -49,17 +54,31 @@ function median(values: number[]): number | null {
 }
 
 /** The step numbers of each group (key: the group's value as text, '' when ungrouped). */
-export async function stepNumbers(context: ViewContext, spec: FunnelSpec, shape: CountShape): Promise<Map<string, StepNumbers & { value: string }>> {
+export async function stepNumbers(
+  context: ViewContext,
+  spec: FunnelSpec,
+  shape: CountShape,
+): Promise<Map<string, StepNumbers & { value: string }>> {
   const n = spec.steps.length;
   const parts = await acrossSlices(context, async (slice) => {
     const sliced = { ...spec, slice };
     const { from, group } = shape(funnelReachSql(context, sliced), sliced);
-    return (await sql<Record<string, unknown>>`select ${group} as value, ${columnsOf(spec)} from ${from} group by 1`.execute(context.db)).rows;
+    return (
+      await sql<Record<string, unknown>>`select ${group} as value, ${columnsOf(spec)} from ${from} group by 1`.execute(
+        context.db,
+      )
+    ).rows;
   });
   const merged = new Map<string, Partial & { value: string }>();
   for (const row of parts.flat()) {
     const key = JSON.stringify(row.value);
-    const into = merged.get(key) ?? { value: row.value as string, counts: Array(n).fill(0), sums: Array(n).fill(0), timed: Array(n).fill(0), gaps: Array.from({ length: n }, (): number[] => []) };
+    const into = merged.get(key) ?? {
+      value: row.value as string,
+      counts: Array(n).fill(0),
+      sums: Array(n).fill(0),
+      timed: Array(n).fill(0),
+      gaps: Array.from({ length: n }, (): number[] => []),
+    };
     merged.set(key, into);
     for (let k = 1; k <= n; k++) {
       into.counts[k - 1] += Number(row[`c${k}`] ?? 0);
@@ -70,10 +89,15 @@ export async function stepNumbers(context: ViewContext, spec: FunnelSpec, shape:
       if (gaps) for (const gap of gaps.split(',')) into.gaps[k - 1].push(Number(gap));
     }
   }
-  return new Map([...merged.values()].map((part) => [String(part.value ?? ''), {
-    value: part.value,
-    counts: part.counts,
-    averages: part.counts.map((_, i) => (i > 0 && part.timed[i] > 0 ? part.sums[i] / part.timed[i] : null)),
-    medians: part.gaps.map((gaps, i) => (i > 0 ? median(gaps) : null)),
-  }]));
+  return new Map(
+    [...merged.values()].map((part) => [
+      String(part.value ?? ''),
+      {
+        value: part.value,
+        counts: part.counts,
+        averages: part.counts.map((_, i) => (i > 0 && part.timed[i] > 0 ? part.sums[i] / part.timed[i] : null)),
+        medians: part.gaps.map((gaps, i) => (i > 0 ? median(gaps) : null)),
+      },
+    ]),
+  );
 }

@@ -24,7 +24,11 @@ const MASK_DAYS = 63;
  * created, else resurrecting), dormant with bit k-1 but not k. Null when the window is longer
  * than a mask or open-ended: the per-period rows answer then.
  */
-async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Date[]): Promise<Map<string, number> | null> {
+async function dailyCounts(
+  context: ViewContext,
+  spec: LifecycleSpec,
+  starts: Date[],
+): Promise<Map<string, number> | null> {
   const origin = spec.window.from;
   if (spec.interval !== 'day' || origin === null || starts.length === 0) return null;
   if (daysFrom(origin, spec.window.to) > MASK_DAYS) return null;
@@ -32,8 +36,14 @@ async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Da
   const bits = starts.map((start) => daysFrom(origin, start));
   const sums = (mask: string) => bits.map((bit) => bitSumSql(sql.ref(mask), bit));
   const columns = ['returning', 'started', 'dormant', 'new'].flatMap((type) => bits.map((_, i) => `${type}${i}`));
-  const selected = ['r', 's', 'd', 'n'].flatMap((mask) => sums(mask)).map((sum, i) => sql`${sum} as ${sql.ref(columns[i])}`);
-  const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, number>>`
+  const selected = ['r', 's', 'd', 'n']
+    .flatMap((mask) => sums(mask))
+    .map((sum, i) => sql`${sum} as ${sql.ref(columns[i])}`);
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<Record<string, number>>`
     -- Materialized: each mask once per person, not once per day's sum.
     with masks as materialized (
       select k.m & (k.m << 1) as r, k.m & (~(k.m << 1)) as s, (k.m << 1) & (~k.m) as d,
@@ -48,9 +58,12 @@ async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Da
         left join persons p on p.team_id = ${context.teamId} and p.id = x.person_id
       ) k
     )
-    select ${sql.join(selected)} from masks`.execute(context.db)).rows);
+    select ${sql.join(selected)} from masks`.execute(context.db)
+      ).rows,
+  );
   const total = new Map<string, number>();
-  for (const row of parts.flat()) for (const column of columns) total.set(column, (total.get(column) ?? 0) + Number(row[column] ?? 0));
+  for (const row of parts.flat())
+    for (const column of columns) total.set(column, (total.get(column) ?? 0) + Number(row[column] ?? 0));
   const counts = new Map<string, number>();
   starts.forEach((start, i) => {
     const value = (type: string) => total.get(`${type}${i}`) ?? 0;
@@ -63,31 +76,45 @@ async function dailyCounts(context: ViewContext, spec: LifecycleSpec, starts: Da
 }
 
 /** Counts per period from each person's active periods beside their neighbours (any interval). */
-async function periodCounts(context: ViewContext, spec: LifecycleSpec): Promise<{ counts: Map<string, number>; first: Date | null }> {
+async function periodCounts(
+  context: ViewContext,
+  spec: LifecycleSpec,
+): Promise<{ counts: Map<string, number>; first: Date | null }> {
   const { interval, status } = spec;
   const active = sql`m.period`;
   const after = sql`m.period + ${intervalSql(interval)}`;
   // One row per active period: its status there, and whether the person is dormant the period after.
-  const parts = await acrossSlices(context, async (slice) => (await sql<Record<string, unknown> & { t: string }>`
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<Record<string, unknown> & { t: string }>`
     select ${textSql(sql.ref('m.period'))} as t,
       count(*) filter (where ${status('new', active)}) as new,
       count(*) filter (where ${status('returning', active)}) as returning,
       count(*) filter (where ${status('resurrecting', active)}) as resurrecting,
       count(*) filter (where ${status('dormant', after)}) as dormant_after
     from (${spec.marked(slice)}) m
-    group by m.period`.execute(context.db)).rows);
+    group by m.period`.execute(context.db)
+      ).rows,
+  );
   const rows = sumRows(parts, ['t'], ['new', 'returning', 'resurrecting', 'dormant_after']);
   const counts = new Map<string, number>();
   for (const row of rows) {
     for (const type of ['new', 'returning', 'resurrecting'] as const) counts.set(`${type} ${row.t}`, Number(row[type]));
     counts.set(`dormant ${bucketKey(addInterval(localFromText(row.t), interval, 1))}`, Number(row.dormant_after));
   }
-  const first = spec.range.from ?? rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
+  const first =
+    spec.range.from ??
+    rows.map((row) => localFromText(row.t)).reduce<Date | null>((min, t) => (min === null || t < min ? t : min), null);
   return { counts, first };
 }
 
 /** The buckets of the range and each status's count there, keyed `${type} ${bucketKey}`. */
-async function lifecycleCounts(context: ViewContext, spec: LifecycleSpec): Promise<{ counts: Map<string, number>; starts: Date[] }> {
+async function lifecycleCounts(
+  context: ViewContext,
+  spec: LifecycleSpec,
+): Promise<{ counts: Map<string, number>; starts: Date[] }> {
   const { interval, range } = spec;
   const last = new Date(range.to.getTime() - 1);
   if (range.from) {
@@ -106,7 +133,9 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
   const { counts, starts } = await lifecycleCounts(context, spec);
   const days = starts.map((start) => dayText(start, interval));
   return LIFECYCLE_TYPES.map((type) => {
-    const data = starts.map((start) => (type === 'dormant' ? -1 : 1) * (counts.get(`${type} ${bucketKey(start)}`) ?? 0));
+    const data = starts.map(
+      (start) => (type === 'dormant' ? -1 : 1) * (counts.get(`${type} ${bucketKey(start)}`) ?? 0),
+    );
     return {
       action: actionOf(entity),
       label: `${labelOf(entity)} - ${type}`,
@@ -116,7 +145,11 @@ export async function lifecycleInsight(context: ViewContext, raw: RawParams): Pr
       days,
       labels: starts.map((start) => labelText(start, interval)),
       persons_urls: starts.map((start) => ({
-        url: personsUrl(context.teamId, 'lifecycle', raw, { ...rangeParams(range), target_date: dayText(start, interval), lifecycle_type: type }),
+        url: personsUrl(context.teamId, 'lifecycle', raw, {
+          ...rangeParams(range),
+          target_date: dayText(start, interval),
+          lifecycle_type: type,
+        }),
       })),
     };
   });

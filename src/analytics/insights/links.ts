@@ -18,5 +18,9 @@ export function personsUrl(teamId: number, view: string, raw: RawParams, point: 
 
 /** A range as the exact `date_from`/`date_to` a persons view reads back to the same range. */
 export function rangeParams(range: LocalRange): Record<string, string> {
-  return { date_from: range.from ? formatLocal(range.from) : 'all', date_to: formatLocal(new Date(range.to.getTime() - 1)), explicit_date: 'true' };
+  return {
+    date_from: range.from ? formatLocal(range.from) : 'all',
+    date_to: formatLocal(new Date(range.to.getTime() - 1)),
+    explicit_date: 'true',
+  };
 }

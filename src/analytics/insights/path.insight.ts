@@ -31,11 +31,16 @@ export async function pathInsight(context: ViewContext, raw: RawParams): Promise
   const edgeLimit = intParam(raw, 'edge_limit', { min: 1, max: 10_000 }) ?? DEFAULT_EDGE_LIMIT;
   const minWeight = intParam(raw, 'min_edge_weight', { min: 0 });
   const maxWeight = intParam(raw, 'max_edge_weight', { min: 0 });
-  if (minWeight !== undefined && maxWeight !== undefined && minWeight > maxWeight) throw validationError('min_edge_weight must not exceed max_edge_weight.', 'min_edge_weight');
+  if (minWeight !== undefined && maxWeight !== undefined && minWeight > maxWeight)
+    throw validationError('min_edge_weight must not exceed max_edge_weight.', 'min_edge_weight');
   const nodes = await pathNodesSql(context, raw);
   // Persons do not cross slices: each edge's persons add up, and so do its times.
   // Each person's edges first (a hash aggregate): counting distinct persons per edge sorted them all.
-  const parts = await acrossSlices(context, async (slice) => (await sql<EdgeRow>`
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<EdgeRow>`
     select p.source, p.target, count(*) as value, sum(p.ms)::float8 as total_ms, sum(p.timed) as timed
     from (
       select k.prev_key as source, k.key as target, sum(extract(epoch from k.ts - k.prev_ts) * 1000) as ms, count(k.prev_ts) as timed
@@ -43,10 +48,16 @@ export async function pathInsight(context: ViewContext, raw: RawParams): Promise
       where k.prev_key is not null
       group by k.person_id, 1, 2
     ) p
-    group by 1, 2`.execute(context.db)).rows);
+    group by 1, 2`.execute(context.db)
+      ).rows,
+  );
   const rows = sumRows(parts, ['source', 'target'], ['value', 'total_ms', 'timed'])
     .filter((row) => row.value >= (minWeight ?? 0) && row.value <= (maxWeight ?? Infinity))
-    .sort((a, b) => b.value - a.value || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.target < b.target ? -1 : a.target > b.target ? 1 : 0))
+    .sort(
+      (a, b) =>
+        b.value - a.value ||
+        (a.source < b.source ? -1 : a.source > b.source ? 1 : a.target < b.target ? -1 : a.target > b.target ? 1 : 0),
+    )
     .slice(0, edgeLimit);
   const range = rangeParams(rangeParam(raw, context, 'day'));
   return rows.map((row) => ({
@@ -54,6 +65,11 @@ export async function pathInsight(context: ViewContext, raw: RawParams): Promise
     target: row.target,
     value: Number(row.value),
     average_conversion_time: row.timed > 0 ? row.total_ms / row.timed : null,
-    people_url: personsUrl(context.teamId, 'path', raw, { ...range, path_start_key: row.source, path_end_key: row.target, path_dropoff_key: undefined }),
+    people_url: personsUrl(context.teamId, 'path', raw, {
+      ...range,
+      path_start_key: row.source,
+      path_end_key: row.target,
+      path_dropoff_key: undefined,
+    }),
   }));
 }

@@ -41,8 +41,14 @@ function cellsSql(spec: RetentionSpec, slice: RawBuilder<unknown>): RawBuilder<u
 export async function retentionInsight(context: ViewContext, raw: RawParams): Promise<RetentionRow[]> {
   const spec = await retentionSpec(context, raw);
   const { total, interval } = spec;
-  const parts = await acrossSlices(context, async (slice) => (await sql<{ cohort: number; r: number | null; persons: number }>`
-    select x.cohort, x.r, count(*) as persons from (${cellsSql(spec, slice)}) x group by 1, 2`.execute(context.db)).rows);
+  const parts = await acrossSlices(
+    context,
+    async (slice) =>
+      (
+        await sql<{ cohort: number; r: number | null; persons: number }>`
+    select x.cohort, x.r, count(*) as persons from (${cellsSql(spec, slice)}) x group by 1, 2`.execute(context.db)
+      ).rows,
+  );
   const counts = new Map<string, number>();
   for (const row of sumRows(parts, ['cohort', 'r'], ['persons'])) {
     const j = row.r === null ? 0 : Number(row.r) - Number(row.cohort);
@@ -55,7 +61,11 @@ export async function retentionInsight(context: ViewContext, raw: RawParams): Pr
     from unnest(${starts}::text[]) with ordinality as u(s, n) order by n`.execute(context.db);
   const period = stringParam(raw, 'period') ?? 'Day';
   return Array.from({ length: total }, (_, k) => {
-    const url = personsUrl(context.teamId, 'retention', raw, { date_to: formatLocal(spec.dateTo), selected_interval: k, breakdown_values: undefined });
+    const url = personsUrl(context.teamId, 'retention', raw, {
+      date_to: formatLocal(spec.dateTo),
+      selected_interval: k,
+      breakdown_values: undefined,
+    });
     return {
       date: instants.rows[k].at,
       label: `${period} ${k}`,

@@ -33,13 +33,26 @@ export interface TrendSeries {
 
 export function actionOf(entity: Entity): InsightAction {
   const name = entity.id ?? 'All events';
-  return { id: entity.id, type: 'events', order: entity.index, name, custom_name: entity.customName ?? null, math: entity.math, math_property: entity.mathProperty };
+  return {
+    id: entity.id,
+    type: 'events',
+    order: entity.index,
+    name,
+    custom_name: entity.customName ?? null,
+    math: entity.math,
+    math_property: entity.mathProperty,
+  };
 }
 
 export const labelOf = (entity: Entity) => entity.customName || (entity.id ?? 'All events');
 
 /** The target-entity parameters that make a persons view pick this entity. */
-export const entityPoint = (entity: Entity) => ({ entity_id: entity.id ?? '', entity_type: 'events', entity_math: entity.math, entity_order: entity.index });
+export const entityPoint = (entity: Entity) => ({
+  entity_id: entity.id ?? '',
+  entity_type: 'events',
+  entity_math: entity.math,
+  entity_order: entity.index,
+});
 
 export async function seriesEntities(context: ViewContext, raw: RawParams): Promise<Entity[]> {
   const entities = await resolveEntities(context, entitiesParam(raw));
@@ -48,6 +61,15 @@ export async function seriesEntities(context: ViewContext, raw: RawParams): Prom
 }
 
 /** The conditions every number of an entity shares: the entity, `properties` and `search`. */
-export async function seriesWhere(context: ViewContext, raw: RawParams, entity: Entity): Promise<RawBuilder<unknown>[]> {
-  return [sql`e.team_id = ${context.teamId}`, entitySql(entity, context.teamId), filterSql(await propertiesParam(context, raw), context.teamId), searchSql(raw)];
+export async function seriesWhere(
+  context: ViewContext,
+  raw: RawParams,
+  entity: Entity,
+): Promise<RawBuilder<unknown>[]> {
+  return [
+    sql`e.team_id = ${context.teamId}`,
+    entitySql(entity, context.teamId),
+    filterSql(await propertiesParam(context, raw), context.teamId),
+    searchSql(raw),
+  ];
 }

@@ -27,16 +27,30 @@ export async function stickinessInsight(context: ViewContext, raw: RawParams): P
   const series: TrendSeries[] = [];
   for (const entity of entities) {
     const where = [...(await seriesWhere(context, raw, entity)), sql`e.person_id is not null`];
-    const from = requested.from ?? (await earliestEvent({ context, where, measure: { kind: 'aggregate', value: sql`count(*)` }, group: sql`''`, interval }));
+    const from =
+      requested.from ??
+      (await earliestEvent({
+        context,
+        where,
+        measure: { kind: 'aggregate', value: sql`count(*)` },
+        group: sql`''`,
+        interval,
+      }));
     const intervals = from ? bucketStarts(from, new Date(requested.to.getTime() - 1), interval).length : 0;
     const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
     // Persons do not cross slices: each slice's persons per count add up.
-    const parts = await acrossSlices(context, async (slice) => (await sql<{ n: number; persons: number }>`
+    const parts = await acrossSlices(
+      context,
+      async (slice) =>
+        (
+          await sql<{ n: number; persons: number }>`
       select s.n, count(*) as persons from (
         select e.person_id, count(distinct ${bucket}) as n
         from events e where ${andSql([...where, rangeSql(sql.ref('e.timestamp'), requested, context.timezone), slice])}
         group by e.person_id
-      ) s group by s.n`.execute(context.db)).rows);
+      ) s group by s.n`.execute(context.db)
+        ).rows,
+    );
     const rows = sumRows(parts, ['n'], ['persons']);
     const byCount = new Map(rows.map((row) => [Number(row.n), Number(row.persons)]));
     const days = Array.from({ length: intervals }, (_, i) => i + 1);
@@ -49,7 +63,11 @@ export async function stickinessInsight(context: ViewContext, raw: RawParams): P
       days,
       labels: days.map((n) => `${n} ${interval}${n === 1 ? '' : 's'}`),
       persons_urls: days.map((n) => ({
-        url: personsUrl(context.teamId, 'stickiness', raw, { ...entityPoint(entity), ...rangeParams(requested), stickiness_days: n }),
+        url: personsUrl(context.teamId, 'stickiness', raw, {
+          ...entityPoint(entity),
+          ...rangeParams(requested),
+          stickiness_days: n,
+        }),
       })),
     });
   }

@@ -3,14 +3,16 @@ import { email, emit, optional, withDeps, UsageError, type Command } from '../cl
 export const bootstrapCommand: Command = {
   name: 'bootstrap',
   usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]',
-  summary: 'Creates the user (or reuses it), an organization the user owns (level 15), a project, and a personal API key with scopes ["*"].',
+  summary:
+    'Creates the user (or reuses it), an organization the user owns (level 15), a project, and a personal API key with scopes ["*"].',
   flags: [
     ['--email E', "the user's e-mail address (an existing user is reused)"],
     ['--first-name F', "the new user's first name"],
     ['--organization-name N', 'the organization (default "Default Organization"; at most 64 characters)'],
     ['--project-name P', 'the project (default "Default Project"; at most 200 characters)'],
   ],
-  jsonResult: '{"organization_id", "project_id", "project_api_key", "user": {"id", "uuid", "email"}, "personal_api_key"}',
+  jsonResult:
+    '{"organization_id", "project_id", "project_api_key", "user": {"id", "uuid", "email"}, "personal_api_key"}',
   instead:
     'use the running server\'s API with a personal API key: POST /api/organizations/ {"name"}, POST /api/projects/ {"name", "organization_id"}, POST /api/personal_api_keys/ {"label", "scopes"}',
   options: {

@@ -3,7 +3,8 @@ import { email, emit, list, optional, required, withDeps, UsageError, type Comma
 
 export const keysCreateCommand: Command = {
   name: 'keys create',
-  usage: 'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]',
+  usage:
+    'herd keys create --email E --scopes s1,s2 [--scoped-organizations O1,O2] [--scoped-teams P1,P2] [--label L] [--json]',
   summary: 'Creates a personal API key for the user; its value (phx_…) is shown only here.',
   flags: [
     ['--email E', "the key's user (an existing user)"],
@@ -13,7 +14,8 @@ export const keysCreateCommand: Command = {
     ['--label L', 'a name for the key (default "herd CLI")'],
   ],
   jsonResult: '{"id", "value"}',
-  instead: 'use the running server\'s API with a personal API key of that user: POST /api/personal_api_keys/ {"label", "scopes"}',
+  instead:
+    'use the running server\'s API with a personal API key of that user: POST /api/personal_api_keys/ {"label", "scopes"}',
   options: {
     email: { type: 'string' },
     scopes: { type: 'string' },
@@ -25,7 +27,8 @@ export const keysCreateCommand: Command = {
     const userEmail = email(values);
     const teamTexts = list(optional(values, 'scoped-teams'));
     const badTeam = teamTexts.find((text) => !/^[1-9]\d{0,9}$/.test(text) || Number(text) > 2147483647);
-    if (badTeam !== undefined) throw new UsageError(`--scoped-teams must be project ids, got ${JSON.stringify(badTeam)}`);
+    if (badTeam !== undefined)
+      throw new UsageError(`--scoped-teams must be project ids, got ${JSON.stringify(badTeam)}`);
     const [{ createPersonalApiKey, validateNewApiKey }, { findUserByEmail }] = await Promise.all([
       import('../../modules/api-keys/api-keys.service.ts'),
       import('../../modules/users/users.repository.ts'),
@@ -40,7 +43,8 @@ export const keysCreateCommand: Command = {
         scopedTeams: teamTexts.map(Number),
       });
     } catch (error) {
-      if (error instanceof AppError) throw new UsageError(`--${(error.attr ?? 'scopes').replace(/_/g, '-')}: ${error.detail}`);
+      if (error instanceof AppError)
+        throw new UsageError(`--${(error.attr ?? 'scopes').replace(/_/g, '-')}: ${error.detail}`);
       throw error;
     }
     const created = await withDeps(context.config, async (deps) => {
@@ -48,6 +52,8 @@ export const keysCreateCommand: Command = {
       if (!user) throw new UsageError(`no user with e-mail ${userEmail}`);
       return createPersonalApiKey(deps, null, { ...input, userId: user.id });
     });
-    emit(context, { id: created.row.id, value: created.value }, [`key ${created.row.id}: ${created.value}   (shown once; store it now)`]);
+    emit(context, { id: created.row.id, value: created.value }, [
+      `key ${created.row.id}: ${created.value}   (shown once; store it now)`,
+    ]);
   },
 };

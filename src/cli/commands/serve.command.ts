@@ -4,7 +4,8 @@ import { emit, type Command } from '../cli.ts';
 export const serveCommand: Command = {
   name: 'serve',
   usage: 'herd serve [--json]',
-  summary: 'Serves the API on PORT and HOST (what `npm start` runs), migrating the database first; SIGTERM or SIGINT stops it gracefully.',
+  summary:
+    'Serves the API on PORT and HOST (what `npm start` runs), migrating the database first; SIGTERM or SIGINT stops it gracefully.',
   flags: [],
   jsonResult: '{"url", "pid"} once it listens (the log then goes to stderr)',
   instead: 'run several servers on one PostgreSQL (DATABASE_URL) instead of the embedded database',

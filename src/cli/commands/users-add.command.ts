@@ -13,7 +13,8 @@ export const usersAddCommand: Command = {
     ['--last-name L', "a new user's last name"],
   ],
   jsonResult: '{"user": {"id", "uuid", "email"}, "membership_id", "level"}',
-  instead: 'use the running server\'s API with an admin\'s personal API key: POST /api/organizations/<organization_id>/members/ {"email", "level"}',
+  instead:
+    'use the running server\'s API with an admin\'s personal API key: POST /api/organizations/<organization_id>/members/ {"email", "level"}',
   options: {
     'organization-id': { type: 'string' },
     email: { type: 'string' },
@@ -23,7 +24,8 @@ export const usersAddCommand: Command = {
   },
   async run(values, context) {
     const organizationId = required(values, 'organization-id').toLowerCase();
-    if (!isUuid(organizationId)) throw new UsageError(`--organization-id must be a UUID, got ${JSON.stringify(organizationId)}`);
+    if (!isUuid(organizationId))
+      throw new UsageError(`--organization-id must be a UUID, got ${JSON.stringify(organizationId)}`);
     const [{ MEMBERSHIP_LEVELS }, { addMember }, { findOrganization }] = await Promise.all([
       import('../../modules/members/members.schemas.ts'),
       import('../../modules/members/members.service.ts'),
@@ -46,7 +48,11 @@ export const usersAddCommand: Command = {
     });
     emit(
       context,
-      { user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email }, membership_id: member.id, level: member.level },
+      {
+        user: { id: member.user.id, uuid: member.user.uuid, email: member.user.email },
+        membership_id: member.id,
+        level: member.level,
+      },
       [`${member.user.email} (${member.user.uuid}) is now a member of ${organizationId} at level ${member.level}`],
     );
   },

@@ -214,9 +214,22 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    'activity_log', 'deletion_tasks', 'cohort_people', 'cohorts', 'events', 'person_distinct_ids', 'persons',
-    'feature_flag_role_access', 'feature_flags', 'role_memberships', 'roles', 'personal_api_keys', 'teams',
-    'organization_memberships', 'users', 'organizations',
+    'activity_log',
+    'deletion_tasks',
+    'cohort_people',
+    'cohorts',
+    'events',
+    'person_distinct_ids',
+    'persons',
+    'feature_flag_role_access',
+    'feature_flags',
+    'role_memberships',
+    'roles',
+    'personal_api_keys',
+    'teams',
+    'organization_memberships',
+    'users',
+    'organizations',
   ]) {
     await sql`drop table if exists ${sql.table(table)} cascade`.execute(db);
   }

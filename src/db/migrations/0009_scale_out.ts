@@ -51,7 +51,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table person_distinct_ids alter column id set generated always`.execute(db);
   await sql`create index events_distinct_id on events (team_id, distinct_id)`.execute(db);
-  await sql`alter table events drop constraint events_team_id_distinct_id_uuid_key, add constraint events_team_id_uuid_key unique (team_id, uuid)`.execute(db);
+  await sql`alter table events drop constraint events_team_id_distinct_id_uuid_key, add constraint events_team_id_uuid_key unique (team_id, uuid)`.execute(
+    db,
+  );
   await sql`alter table events drop constraint events_pkey, add primary key (team_id, id)`.execute(db);
   await sql`create or replace function herd_persons_inserted() returns trigger language plpgsql as $$
     begin

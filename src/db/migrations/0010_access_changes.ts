@@ -46,7 +46,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger personal_api_keys_access_updated after update on personal_api_keys for each row
     when ((to_jsonb(old) - 'last_used_at') is distinct from (to_jsonb(new) - 'last_used_at'))
     execute function herd_notify_access()`.execute(db);
-  await sql`create trigger organization_memberships_access_changed after insert or update or delete on organization_memberships ${notify}`.execute(db);
+  await sql`create trigger organization_memberships_access_changed after insert or update or delete on organization_memberships ${notify}`.execute(
+    db,
+  );
   await sql`create trigger teams_access_changed after insert or delete on teams ${notify}`.execute(db);
   await sql`create trigger teams_access_updated after update on teams for each row
     when ((to_jsonb(old) - 'person_count') is distinct from (to_jsonb(new) - 'person_count'))

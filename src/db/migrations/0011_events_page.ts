@@ -14,13 +14,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table events add column page text generated always as (
     case event when '$pageview' then left(properties->>'$current_url', ${sql.lit(PAGE_LENGTH)})
       when '$screen' then left(properties->>'$screen_name', ${sql.lit(PAGE_LENGTH)}) end) stored`.execute(db);
-  await sql`create index events_person_pages on events (team_id, person_id, timestamp, id) include (event, page)`.execute(db);
+  await sql`create index events_person_pages on events (team_id, person_id, timestamp, id) include (event, page)`.execute(
+    db,
+  );
   await sql`drop index events_person_order`.execute(db);
   await sql`alter index events_person_pages rename to events_person_order`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`create index events_person_events on events (team_id, person_id, timestamp, id) include (event)`.execute(db);
+  await sql`create index events_person_events on events (team_id, person_id, timestamp, id) include (event)`.execute(
+    db,
+  );
   await sql`drop index events_person_order`.execute(db);
   await sql`alter index events_person_events rename to events_person_order`.execute(db);
   await sql`alter table events drop column page`.execute(db);

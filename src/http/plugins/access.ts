@@ -80,7 +80,11 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
     // As the platform's heavier endpoints: their own buckets on top of the ordinary ones.
     limiters = {
       default: ordinary,
-      analytics: [...ordinary, create(RATE_LIMITS.analytics.burst, '1 minute'), create(RATE_LIMITS.analytics.sustained, '1 hour')],
+      analytics: [
+        ...ordinary,
+        create(RATE_LIMITS.analytics.burst, '1 minute'),
+        create(RATE_LIMITS.analytics.sustained, '1 hour'),
+      ],
     };
   }
 
@@ -89,8 +93,16 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
   const authorize = async (request: FastifyRequest, rule: AccessRule) => {
     const params = (request.params ?? {}) as Record<string, string>;
     const admin = Boolean(rule.adminWrites) && request.method !== 'GET' && request.method !== 'HEAD';
-    const target = rule.project ? { project: params[rule.project] ?? '' } : rule.organization ? { organization: params[rule.organization] ?? '' } : {};
-    request.access = await authorizeRequest(deps, { authorization: request.headers.authorization, ...target, scopes: rule.scopes, admin }, cache);
+    const target = rule.project
+      ? { project: params[rule.project] ?? '' }
+      : rule.organization
+        ? { organization: params[rule.organization] ?? '' }
+        : {};
+    request.access = await authorizeRequest(
+      deps,
+      { authorization: request.headers.authorization, ...target, scopes: rule.scopes, admin },
+      cache,
+    );
 
     if (limiters) {
       for (const limiter of limiters[rule.tier ?? 'default']) {

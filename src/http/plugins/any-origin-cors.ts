@@ -32,7 +32,10 @@ export function allowAnyOrigin(scope: FastifyInstance, options: AnyOriginOptions
     const headers = request.headers['access-control-request-headers'];
     if (headers) {
       reply.header('access-control-allow-headers', headers);
-      reply.header('vary', options.mirrorOrigin ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers');
+      reply.header(
+        'vary',
+        options.mirrorOrigin ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers',
+      );
     }
     reply.header('access-control-max-age', '86400');
     return reply.code(204).header('content-length', '0').send();

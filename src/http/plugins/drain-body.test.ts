@@ -21,15 +21,24 @@ describe('drainRequest', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
-  after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
 
   /** Sends `parts` (then ends the body unless `stall`), answers the body the server sent or the client error. */
   function send(parts: Buffer[], options: { declared?: number; stall?: boolean } = {}): Promise<string> {
     return new Promise((resolve) => {
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', agent: false, headers: options.declared ? { 'content-length': String(options.declared) } : {} });
+      const request = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        agent: false,
+        headers: options.declared ? { 'content-length': String(options.declared) } : {},
+      });
       request.on('response', (response) => {
         let text = '';
         response.on('data', (chunk) => (text += chunk));

@@ -25,7 +25,6 @@ export const TYPE_MESSAGES: Record<string, string> = {
   boolean: 'Must be a valid boolean.',
 };
 
-
 function attrOf(instancePath: string): string | null {
   if (!instancePath) return null;
   return instancePath.slice(1).split('/').join('.');
@@ -55,13 +54,21 @@ export function translateValidation(errors: AjvError[], context: string | undefi
       return validationError(TYPE_MESSAGES[expected] ?? `Must be of type ${expected}.`, attr);
     }
     case 'maxLength':
-      return validationError(`Ensure this field has no more than ${String(params.limit)} characters.`, attr, 'max_length');
+      return validationError(
+        `Ensure this field has no more than ${String(params.limit)} characters.`,
+        attr,
+        'max_length',
+      );
     case 'minLength':
       return Number(params.limit) === 1
         ? validationError('This field may not be blank.', attr, 'blank')
         : validationError(`Ensure this field has at least ${String(params.limit)} characters.`, attr, 'min_length');
     case 'maxItems':
-      return validationError(`Ensure this field has no more than ${String(params.limit)} elements.`, attr, 'max_length');
+      return validationError(
+        `Ensure this field has no more than ${String(params.limit)} elements.`,
+        attr,
+        'max_length',
+      );
     case 'minItems':
       return validationError(`Ensure this field has at least ${String(params.limit)} elements.`, attr);
     case 'enum':
@@ -71,7 +78,11 @@ export function translateValidation(errors: AjvError[], context: string | undefi
     case 'format': {
       const format = String(params.format);
       const message =
-        format === 'uuid' ? 'Must be a valid UUID.' : format === 'email' ? 'Enter a valid email address.' : `Must be a valid ${format}.`;
+        format === 'uuid'
+          ? 'Must be a valid UUID.'
+          : format === 'email'
+            ? 'Enter a valid email address.'
+            : `Must be a valid ${format}.`;
       return validationError(message, attr);
     }
     case 'minimum':
@@ -86,7 +97,9 @@ export function translateValidation(errors: AjvError[], context: string | undefi
 }
 
 /** Maps a thrown error to the AppError that answers it; null means an unexpected fault. */
-export function toAppError(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | null {
+export function toAppError(
+  error: FastifyError & { validation?: AjvError[]; validationContext?: string },
+): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
     // A malformed path parameter names nothing that exists.
@@ -107,7 +120,12 @@ export function toAppError(error: FastifyError & { validation?: AjvError[]; vali
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     if (status === 413) return payloadTooLarge();
-    return new AppError(status, status === 400 ? 'validation_error' : 'invalid_request', status === 400 ? 'invalid_input' : 'error', error.message);
+    return new AppError(
+      status,
+      status === 400 ? 'validation_error' : 'invalid_request',
+      status === 400 ? 'invalid_input' : 'error',
+      error.message,
+    );
   }
   return null;
 }
@@ -136,7 +154,8 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
   const knownRoutes = () => {
     if (!known) {
       known = FindMyWay({ ignoreTrailingSlash: true });
-      for (const [method, url] of routes) if (!known.hasRoute(method as 'GET', url)) known.on(method as 'GET', url, () => undefined);
+      for (const [method, url] of routes)
+        if (!known.hasRoute(method as 'GET', url)) known.on(method as 'GET', url, () => undefined);
     }
     return known;
   };
@@ -149,7 +168,8 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
     const appError = toAppError(error) ?? statementTimeoutError(request, error);
     // Fastify's body parsers refuse a body before its end (and close the connection after the
     // answer): the client still writing it must get to read the answer.
-    if (appError && error.code?.startsWith('FST_ERR_CTP_')) await drainRequest(request.raw, drainBoundOf(request.routeOptions.bodyLimit));
+    if (appError && error.code?.startsWith('FST_ERR_CTP_'))
+      await drainRequest(request.raw, drainBoundOf(request.routeOptions.bodyLimit));
     if (appError) return sendError(reply, appError);
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, serverError());
@@ -157,7 +177,9 @@ export function registerErrorHandling(app: FastifyInstance, deps: Deps) {
 
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
-    const other = METHODS.some((method) => method !== request.method && knownRoutes().find(method as 'GET', path) !== null);
+    const other = METHODS.some(
+      (method) => method !== request.method && knownRoutes().find(method as 'GET', path) !== null,
+    );
     if (!other) return sendError(reply, notFound());
     // As the platform: credentials are checked before the method is refused.
     if (path.startsWith('/api/')) await authenticate(deps, request.headers.authorization);

@@ -11,13 +11,19 @@ const c1 = { key: 'c1', project: 'C' };
 /** Whether the promise has settled after the pending microtasks ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
-  promise.then(() => (done = true), () => (done = true));
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return done;
 }
 
 async function refusal(promise: Promise<unknown>): Promise<HeavyRefusal> {
-  const error = await promise.then(() => null, (reason: unknown) => reason);
+  const error = await promise.then(
+    () => null,
+    (reason: unknown) => reason,
+  );
   assert.ok(error instanceof HeavyRefusal, `expected a refusal, got ${String(error)}`);
   return error;
 }

@@ -60,7 +60,11 @@ export class HeavySlots {
   }
 
   #maxOf(limit: HeavyLimit): number {
-    return limit === 'key' ? this.#limits.perKey : limit === 'project' ? this.#limits.perProject : this.#limits.perProcess;
+    return limit === 'key'
+      ? this.#limits.perKey
+      : limit === 'project'
+        ? this.#limits.perProject
+        : this.#limits.perProcess;
   }
 
   #take(owner: HeavyOwner, since: number | null): HeavySlot {

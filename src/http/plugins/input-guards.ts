@@ -46,7 +46,8 @@ function checkPagingText(query: Record<string, unknown>) {
   for (const [name, minimum] of Object.entries(PAGING_MINIMUM)) {
     const raw = query[name];
     if (raw === undefined) continue;
-    if (typeof raw !== 'string' || !INTEGER.test(raw)) throw validationError(`A valid integer greater than or equal to ${minimum} is required.`, name);
+    if (typeof raw !== 'string' || !INTEGER.test(raw))
+      throw validationError(`A valid integer greater than or equal to ${minimum} is required.`, name);
     const value = Number(raw);
     if (value < minimum) throw validationError(`Ensure this value is greater than or equal to ${minimum}.`, name);
     if (value > Number.MAX_SAFE_INTEGER) {
@@ -72,7 +73,9 @@ interface BodySchema {
 /** The values of a choice field (a union of constants), or null. */
 function choicesOf(property: PropertySchema): unknown[] | null {
   const options = property.anyOf;
-  return options && options.length > 0 && options.every((option) => 'const' in option) ? options.map((option) => option.const) : null;
+  return options && options.length > 0 && options.every((option) => 'const' in option)
+    ? options.map((option) => option.const)
+    : null;
 }
 
 /** The schema a value must meet, a Nullable wrapper looked through. */
@@ -135,7 +138,11 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     const choices = choicesOf(declared);
     if (choices) {
       if (!choices.some((choice) => choice === value || String(choice) === value)) {
-        throw validationError(`"${shownValue(value)}" is not a valid choice.${choiceHint(declared)}`, key, 'invalid_choice');
+        throw validationError(
+          `"${shownValue(value)}" is not a valid choice.${choiceHint(declared)}`,
+          key,
+          'invalid_choice',
+        );
       }
       continue;
     }
@@ -144,7 +151,8 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
     const kinds = scalarKinds(property);
     if (kinds && !kinds.has(kindOf(value))) throw validationError(scalarMessage(property), key);
     if (property.type !== 'array') continue;
-    if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
+    if (!Array.isArray(value))
+      throw validationError(`Expected a list of items but got type "${jsonTypeName(value)}".`, key);
     const itemKinds = scalarKinds(property.items);
     if (!itemKinds) continue;
     const index = value.findIndex((item) => !itemKinds.has(kindOf(item)));
@@ -156,7 +164,11 @@ function checkBodyKinds(schema: BodySchema | undefined, body: unknown) {
 function guardInput(request: FastifyRequest) {
   if (nulPath(request.params, '') !== null) throw notFound();
   // No body on a route that takes one reads as {} (as DRF does): missing fields then say `required`.
-  if (request.body === undefined && request.routeOptions.schema?.body && ['POST', 'PUT', 'PATCH'].includes(request.method)) {
+  if (
+    request.body === undefined &&
+    request.routeOptions.schema?.body &&
+    ['POST', 'PUT', 'PATCH'].includes(request.method)
+  ) {
     request.body = {};
   }
   const query = request.query;

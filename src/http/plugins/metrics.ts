@@ -21,7 +21,10 @@ interface Series {
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 function render(all: Series[]): string {
-  const lines = [`# HELP ${REQUESTS} HTTP requests answered, by method, route and status`, `# TYPE ${REQUESTS} counter`];
+  const lines = [
+    `# HELP ${REQUESTS} HTTP requests answered, by method, route and status`,
+    `# TYPE ${REQUESTS} counter`,
+  ];
   for (const series of all) lines.push(`${REQUESTS}{${series.labels}} ${series.count}`);
   lines.push(`# HELP ${LATENCY} HTTP request latency, by method, route and status`, `# TYPE ${LATENCY} histogram`);
   for (const series of all) {

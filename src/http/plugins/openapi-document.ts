@@ -21,11 +21,14 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 const PAGING = `**Paging:** \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}: larger is clamped) and \`offset\` (default 0). The answer is a page: \`count\` is the exact total, \`next\` and \`previous\` the absolute URLs of the neighbouring pages, null at either end.`;
 
-const CSV = '**CSV:** `format=csv` (or `Accept: text/csv`) answers the same records as a CSV attachment: nested objects become dotted columns (`properties.email`), lists indexed ones (`distinct_ids.0`), and the header is the sorted union of every row\'s columns. `format=json` is the default; any other value is a 400.';
+const CSV =
+  "**CSV:** `format=csv` (or `Accept: text/csv`) answers the same records as a CSV attachment: nested objects become dotted columns (`properties.email`), lists indexed ones (`distinct_ids.0`), and the header is the sorted union of every row's columns. `format=json` is the default; any other value is a 400.";
 
 function scopeLine(scopes: string[]): string {
   const named = scopes.map((scope) => `\`${scope}\``).join(' and ');
-  const granted = scopes.every((scope) => scope.endsWith(':read')) ? `also granted by the \`:write\` scope and by \`*\`` : 'or `*`';
+  const granted = scopes.every((scope) => scope.endsWith(':read'))
+    ? `also granted by the \`:write\` scope and by \`*\``
+    : 'or `*`';
   return `**${scopes.length > 1 ? 'Scopes' : 'Scope'}:** ${named} (${granted}).`;
 }
 
@@ -48,7 +51,9 @@ function accessLines(rule: AccessRule | undefined, methods: string[]): string[] 
   const lines = [scopeLine(rule.scopes), whoLine(rule, methods)];
   if (rule.tier === 'analytics') {
     const { analytics, default: ordinary } = RATE_LIMITS;
-    lines.push(`**Rate limit:** ${analytics.burst} requests a minute and ${analytics.sustained} an hour per key for the analytical routes, within the ordinary ${ordinary.burst} and ${ordinary.sustained}.`);
+    lines.push(
+      `**Rate limit:** ${analytics.burst} requests a minute and ${analytics.sustained} an hour per key for the analytical routes, within the ordinary ${ordinary.burst} and ${ordinary.sustained}.`,
+    );
   }
   return lines;
 }
@@ -77,10 +82,21 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
   const { 'x-docs': docs, ...rest } = schema;
   const methods = [route.method].flat().map(String);
   const paging = docs?.paging === true ? PAGING : docs?.paging ? `**Paging:** ${docs.paging}` : null;
-  const parts = [rest.description, ...accessLines(route.config?.access, methods), paging, docs?.csv ? CSV : null, errorsText(docs?.errors)];
+  const parts = [
+    rest.description,
+    ...accessLines(route.config?.access, methods),
+    paging,
+    docs?.csv ? CSV : null,
+    errorsText(docs?.errors),
+  ];
   const description = parts.filter((part) => part).join('\n\n');
   const response = rest.response
-    ? Object.fromEntries(Object.entries(rest.response as Json).map(([status, value]) => [status, describeResponse(status, value as Json, docs)]))
+    ? Object.fromEntries(
+        Object.entries(rest.response as Json).map(([status, value]) => [
+          status,
+          describeResponse(status, value as Json, docs),
+        ]),
+      )
     : undefined;
   const documented: FastifySchema = { ...rest, ...(description && { description }), ...(response && { response }) };
   if (!rest.body && docs?.body) documented.body = docs.body;
@@ -92,7 +108,8 @@ const SCHEMA_MAPS = ['properties', 'patternProperties'];
 const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const SCHEMA_SLOTS = ['items', 'additionalProperties', 'not'];
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Replaces the named schemas inside `schema` (and `schema` itself unless it is a root) by references. */
 function hoist(schema: unknown, schemas: Record<string, Json>, root: boolean): unknown {
@@ -109,7 +126,8 @@ function hoist(schema: unknown, schemas: Record<string, Json>, root: boolean): u
   const name = schema.title;
   if (root || typeof name !== 'string' || !SCHEMA_NAME.test(name)) return schema;
   const known = schemas[name];
-  if (known && JSON.stringify(known) !== JSON.stringify(schema)) throw new Error(`Two different schemas are named ${name} in the API document`);
+  if (known && JSON.stringify(known) !== JSON.stringify(schema))
+    throw new Error(`Two different schemas are named ${name} in the API document`);
   schemas[name] = schema;
   return { $ref: `#/components/schemas/${name}` };
 }
@@ -130,7 +148,9 @@ function* operationSchemaSlots(operation: Json): Generator<Json> {
  */
 export function nameSchemas(generated: { openapiObject: object } | { swaggerObject: object }): Json {
   // A copy: the document must share no object with the route schemas Fastify serializes with.
-  const document = structuredClone('openapiObject' in generated ? generated.openapiObject : generated.swaggerObject) as Json;
+  const document = structuredClone(
+    'openapiObject' in generated ? generated.openapiObject : generated.swaggerObject,
+  ) as Json;
   const components = (document.components ??= {}) as Json;
   const schemas = (components.schemas ??= {}) as Record<string, Json>;
   for (const schema of Object.values(schemas)) hoist(schema, schemas, true);
@@ -143,6 +163,7 @@ export function nameSchemas(generated: { openapiObject: object } | { swaggerObje
     }
   }
   components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  if (Array.isArray(document.tags)) document.tags = (document.tags as Json[]).filter((tag) => used.has(String(tag.name)));
+  if (Array.isArray(document.tags))
+    document.tags = (document.tags as Json[]).filter((tag) => used.has(String(tag.name)));
   return document;
 }

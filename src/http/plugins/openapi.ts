@@ -40,20 +40,38 @@ const TAGS = [
   { name: 'organizations', description: "Organizations of the key's user; a new one makes its creator owner." },
   { name: 'members', description: 'Members of an organization and their levels: 1 member, 8 admin, 15 owner.' },
   { name: 'roles', description: 'Roles of an organization and the members attached to them (role memberships).' },
-  { name: 'projects', description: "Projects of the user's organizations. A project's `api_token` (`phc_…`) is what capture takes." },
-  { name: 'personal_api_keys', description: "The key's user's own personal API keys. The value is shown once, at creation." },
+  {
+    name: 'projects',
+    description: "Projects of the user's organizations. A project's `api_token` (`phc_…`) is what capture takes.",
+  },
+  {
+    name: 'personal_api_keys',
+    description: "The key's user's own personal API keys. The value is shown once, at creation.",
+  },
   {
     name: 'persons',
-    description: 'The persons of a project: list, retrieve, update and delete them; split them, set and unset properties; their activity, property values, cohorts, properties timeline and queued event deletions.',
+    description:
+      'The persons of a project: list, retrieve, update and delete them; split them, set and unset properties; their activity, property values, cohorts, properties timeline and queued event deletions.',
   },
   {
     name: 'analytics',
-    description: 'The persons behind one point of an insight: trends, stickiness, lifecycle, retention, funnel, funnel correlation and paths, computed from the stored events in the project\'s timezone.',
+    description:
+      "The persons behind one point of an insight: trends, stickiness, lifecycle, retention, funnel, funnel correlation and paths, computed from the stored events in the project's timezone.",
   },
   { name: 'insights', description: 'The insight aggregates: the numbers whose persons the analytics views list.' },
-  { name: 'cohorts', description: 'Cohorts of a project: static (a list of persons) or dynamic (a property filter over persons).' },
-  { name: 'capture', description: 'Event capture as the PostHog SDKs send it, authenticated by the project token in the body.' },
-  { name: 'sdk', description: 'What the SDKs load: the remote config, feature flags (herd evaluates none) and the posthog-js browser SDK.' },
+  {
+    name: 'cohorts',
+    description: 'Cohorts of a project: static (a list of persons) or dynamic (a property filter over persons).',
+  },
+  {
+    name: 'capture',
+    description: 'Event capture as the PostHog SDKs send it, authenticated by the project token in the body.',
+  },
+  {
+    name: 'sdk',
+    description:
+      'What the SDKs load: the remote config, feature flags (herd evaluates none) and the posthog-js browser SDK.',
+  },
 ];
 
 export async function registerOpenApi(app: FastifyInstance) {
@@ -63,15 +81,22 @@ export async function registerOpenApi(app: FastifyInstance) {
       info: { title: 'herd', version: '0.1.0', description: OVERVIEW },
       tags: TAGS,
       components: {
-        securitySchemes: { PersonalApiKey: { type: 'http', scheme: 'bearer', description: 'A personal API key (`phx_…`).' } },
+        securitySchemes: {
+          PersonalApiKey: { type: 'http', scheme: 'bearer', description: 'A personal API key (`phx_…`).' },
+        },
       },
       security: [{ PersonalApiKey: [] }],
     },
     transform: documentRoute,
     transformObject: nameSchemas,
     // Shared schemas with an $id (the insight answers) appear under that name in components.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/schema/docs', uiConfig: { url: '/api/schema/', docExpansion: 'list', defaultModelsExpandDepth: 0 } });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/schema/docs',
+    uiConfig: { url: '/api/schema/', docExpansion: 'list', defaultModelsExpandDepth: 0 },
+  });
   app.get('/api/schema', { schema: { hide: true } }, async () => app.swagger());
 }

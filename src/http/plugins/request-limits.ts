@@ -31,7 +31,8 @@ declare module 'fastify' {
 const WHAT = 'heavy requests (property-filter scans, analytical views, CSV exports)';
 
 function refusalDetail(limit: HeavyLimit, max: number): string {
-  const holder = limit === 'key' ? 'This personal API key has' : limit === 'project' ? 'This project has' : 'The server has';
+  const holder =
+    limit === 'key' ? 'This personal API key has' : limit === 'project' ? 'This project has' : 'The server has';
   return `${holder} ${max} ${WHAT} in flight already, the most allowed at once. Retry when one has finished.`;
 }
 

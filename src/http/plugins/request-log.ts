@@ -44,7 +44,11 @@ export class RequestLog extends LogController {
     const probe = request.routeOptions.config.probe === true && reply.statusCode < 400;
     if (probe ? !this.#debug : !this.#info) return;
     // Plain values, not the request and reply: their serializers would read getters per field.
-    const line = { req: requestFields(request), res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    const line = {
+      req: requestFields(request),
+      res: { statusCode: reply.statusCode },
+      responseTime: reply.elapsedTime,
+    };
     if (probe) reply.log.debug(line, 'request completed');
     else reply.log.info(line, 'request completed');
   }

@@ -18,7 +18,11 @@ export function helmetHeaders(): Readonly<Record<string, string>> {
       delete headers[name.toLowerCase()];
     },
   };
-  const middleware = helmet({ contentSecurityPolicy: false }) as unknown as (req: object, res: object, next: (error?: unknown) => void) => void;
+  const middleware = helmet({ contentSecurityPolicy: false }) as unknown as (
+    req: object,
+    res: object,
+    next: (error?: unknown) => void,
+  ) => void;
   middleware({}, recorder, (error) => {
     if (error) throw error;
   });

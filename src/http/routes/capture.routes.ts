@@ -41,7 +41,13 @@ export const captureRoutes: RouteModule = async (app, deps) => {
         callback(
           null,
           isCapturePath(request.url)
-            ? { origin: true, credentials: true, methods: ['POST', 'OPTIONS'], preflightContinue: true, optionsSuccessStatus: 200 }
+            ? {
+                origin: true,
+                credentials: true,
+                methods: ['POST', 'OPTIONS'],
+                preflightContinue: true,
+                optionsSuccessStatus: 200,
+              }
             : { origin: false },
         ),
     });

@@ -39,7 +39,10 @@ async function readManifest(): Promise<Manifest | null> {
 }
 
 function consoleHeaders(reply: FastifyReply, contentType: string, cacheControl: string) {
-  reply.header('content-security-policy', CONSOLE_CSP).header('content-type', contentType).header('cache-control', cacheControl);
+  reply
+    .header('content-security-policy', CONSOLE_CSP)
+    .header('content-type', contentType)
+    .header('cache-control', cacheControl);
 }
 
 export const consoleRoutes: RouteModule = (app) => {
@@ -56,23 +59,27 @@ export const consoleRoutes: RouteModule = (app) => {
     return reply.send(page);
   });
 
-  app.get('/assets/:file', { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { file: string } }>, reply) => {
-    const { file } = request.params;
-    // Only files the build listed are served: no path of the request ever reaches the filesystem.
-    const manifest = await readManifest();
-    const listed = manifest?.assets.some((asset) => asset.file === file);
-    const contentType = CONTENT_TYPES[path.extname(file)];
-    if (!listed || !contentType) throw notFound();
-    const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-    let body: Buffer;
-    try {
-      body = await fs.readFile(path.join(DIST, 'assets', gzip ? `${file}.gz` : file));
-    } catch {
-      throw notFound();
-    }
-    consoleHeaders(reply, contentType, 'public, max-age=31536000, immutable');
-    reply.header('vary', 'accept-encoding');
-    if (gzip) reply.header('content-encoding', 'gzip');
-    return reply.send(body);
-  });
+  app.get(
+    '/assets/:file',
+    { schema: { hide: true } },
+    async (request: FastifyRequest<{ Params: { file: string } }>, reply) => {
+      const { file } = request.params;
+      // Only files the build listed are served: no path of the request ever reaches the filesystem.
+      const manifest = await readManifest();
+      const listed = manifest?.assets.some((asset) => asset.file === file);
+      const contentType = CONTENT_TYPES[path.extname(file)];
+      if (!listed || !contentType) throw notFound();
+      const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+      let body: Buffer;
+      try {
+        body = await fs.readFile(path.join(DIST, 'assets', gzip ? `${file}.gz` : file));
+      } catch {
+        throw notFound();
+      }
+      consoleHeaders(reply, contentType, 'public, max-age=31536000, immutable');
+      reply.header('vary', 'accept-encoding');
+      if (gzip) reply.header('content-encoding', 'gzip');
+      return reply.send(body);
+    },
+  );
 };

@@ -18,4 +18,22 @@ import { personViewRoutes } from './persons-views.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
-export const routeModules: RouteModule[] = [healthRoutes, organizationRoutes, memberRoutes, projectRoutes, personalApiKeyRoutes, roleRoutes, deletionStatusRoutes, captureRoutes, personAnalyticsRoutes, insightRoutes, personRoutes, personActionRoutes, personViewRoutes, cohortRoutes, sdkConfigRoutes, staticSdkRoutes, consoleRoutes];
+export const routeModules: RouteModule[] = [
+  healthRoutes,
+  organizationRoutes,
+  memberRoutes,
+  projectRoutes,
+  personalApiKeyRoutes,
+  roleRoutes,
+  deletionStatusRoutes,
+  captureRoutes,
+  personAnalyticsRoutes,
+  insightRoutes,
+  personRoutes,
+  personActionRoutes,
+  personViewRoutes,
+  cohortRoutes,
+  sdkConfigRoutes,
+  staticSdkRoutes,
+  consoleRoutes,
+];

@@ -3,7 +3,12 @@
 // view that lists it. GET reads the query string; POST merges a JSON body over it.
 import { Type, type TSchema } from 'typebox';
 import type { ViewContext } from '../../analytics/actors.ts';
-import { FUNNEL_REQUEST, PATH_REQUEST, RETENTION_REQUEST, TREND_REQUEST } from '../../analytics/insights/insight.examples.ts';
+import {
+  FUNNEL_REQUEST,
+  PATH_REQUEST,
+  RETENTION_REQUEST,
+  TREND_REQUEST,
+} from '../../analytics/insights/insight.examples.ts';
 import {
   bodyOf,
   FUNNEL_PARAMS,
@@ -42,8 +47,10 @@ interface Endpoint {
 
 const AGREEMENT = 'Every number agrees with the persons view its link leads to; links are paths the same key can GET.';
 
-const POST_BODY = 'POST takes the same parameters as a JSON body, structured values as JSON rather than text; a key in the body wins over the query string\'s.';
-const ERRORS = 'a malformed date, number, choice or JSON parameter, or a non-empty `actions` (`attr` names the parameter).';
+const POST_BODY =
+  "POST takes the same parameters as a JSON body, structured values as JSON rather than text; a key in the body wins over the query string's.";
+const ERRORS =
+  'a malformed date, number, choice or JSON parameter, or a non-empty `actions` (`attr` names the parameter).';
 
 const ENDPOINTS: Endpoint[] = [
   {
@@ -93,7 +100,10 @@ const ENDPOINTS: Endpoint[] = [
 ];
 
 export const insightRoutes: RouteModule = (app, deps) => {
-  const config = { access: { scopes: ['insight:read'], project: 'project_id', tier: 'analytics' as const }, heavy: 'analytics' as const };
+  const config = {
+    access: { scopes: ['insight:read'], project: 'project_id', tier: 'analytics' as const },
+    heavy: 'analytics' as const,
+  };
   for (const endpoint of ENDPOINTS) {
     app.addSchema(endpoint.response);
     const url = `/api/projects/:project_id/insights/${endpoint.name}/`;
@@ -108,8 +118,13 @@ export const insightRoutes: RouteModule = (app, deps) => {
         errors: { 400: ERRORS },
       });
     const common = { params: ProjectParams, querystring: queryOf(endpoint.params, endpoint.request), response };
-    app.get(url, { schema: { ...docs('GET'), ...common }, config }, async (request) => endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, undefined)));
-    app.post(url, { schema: { ...docs('POST'), ...common, body: bodyOf(endpoint.params, endpoint.request) }, config }, async (request) =>
-      endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, request.body)));
+    app.get(url, { schema: { ...docs('GET'), ...common }, config }, async (request) =>
+      endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, undefined)),
+    );
+    app.post(
+      url,
+      { schema: { ...docs('POST'), ...common, body: bodyOf(endpoint.params, endpoint.request) }, config },
+      async (request) => endpoint.answer(viewContextOf(request, deps), mergeParams(request.query, request.body)),
+    );
   }
 };

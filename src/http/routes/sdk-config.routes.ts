@@ -9,7 +9,13 @@ import {
   remoteConfigOfToken,
   remoteConfigScript,
 } from '../../modules/sdk-config/sdk-config.service.ts';
-import { DecideResponse, FlagsBody, FlagsQuery, FlagsResponse, RemoteConfig } from '../../modules/sdk-config/sdk-config.schemas.ts';
+import {
+  DecideResponse,
+  FlagsBody,
+  FlagsQuery,
+  FlagsResponse,
+  RemoteConfig,
+} from '../../modules/sdk-config/sdk-config.schemas.ts';
 import { allowAnyOrigin } from '../plugins/any-origin-cors.ts';
 import { ErrorBody } from '../../wire/schemas.ts';
 import { describe } from '../route-docs.ts';
@@ -17,7 +23,9 @@ import type { RouteModule } from '../route-module.ts';
 
 const FLAGS_BODY_LIMIT = 2 * 1024 * 1024;
 const tag = 'sdk';
-const TokenParams = Type.Object({ token: Type.String({ description: 'The project token (`phc_…`); an unknown one is a 401.' }) });
+const TokenParams = Type.Object({
+  token: Type.String({ description: 'The project token (`phc_…`); an unknown one is a 401.' }),
+});
 const OPEN = 'Authenticated by the project token, open to every origin.';
 const tokenErrors = { 401: ErrorBody };
 const bodyErrors = { 400: ErrorBody, 401: ErrorBody, 413: ErrorBody };
@@ -71,7 +79,10 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
       },
       async (request, reply) => {
         const config = await remoteConfigOfToken(deps, request.params.token);
-        return reply.type('text/javascript; charset=utf-8').header('cache-control', CONFIG_CACHE).send(remoteConfigScript(config));
+        return reply
+          .type('text/javascript; charset=utf-8')
+          .header('cache-control', CONFIG_CACHE)
+          .send(remoteConfigScript(config));
       },
     );
 
@@ -90,10 +101,13 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
           ...describe({
             tag,
             summary: "A person's feature flags",
-            description:
-              `The feature flags of the body's \`distinct_id\`: none, as herd evaluates no flags; \`v=2\` answers flag details, \`config=true\` adds the remote config. The body is JSON, gzip or a form with \`data=\` (base64), with the project token (\`token\` or \`api_key\`) unless the query has it. ${OPEN}`,
+            description: `The feature flags of the body's \`distinct_id\`: none, as herd evaluates no flags; \`v=2\` answers flag details, \`config=true\` adds the remote config. The body is JSON, gzip or a form with \`data=\` (base64), with the project token (\`token\` or \`api_key\`) unless the query has it. ${OPEN}`,
             returns: 'The flags (none)',
-            errors: { 400: 'no `distinct_id` (`required`), a body that is not a JSON object', 401: 'no project token, or an unknown one', 413: 'a body over 2 MiB' },
+            errors: {
+              400: 'no `distinct_id` (`required`), a body that is not a JSON object',
+              401: 'no project token, or an unknown one',
+              413: 'a body over 2 MiB',
+            },
             body: FlagsBody,
           }),
           security: [],
@@ -114,7 +128,11 @@ export const sdkConfigRoutes: RouteModule = async (app, deps) => {
             summary: 'Config and feature flags (older SDKs)',
             description: `The older endpoint of earlier SDKs: the remote config and the flags (none) in one answer, shaped by \`v\`. The body as for \`/flags\`. ${OPEN}`,
             returns: 'The config and the flags (none)',
-            errors: { 400: 'no `distinct_id` (`required`), a body that is not a JSON object', 401: 'no project token, or an unknown one', 413: 'a body over 2 MiB' },
+            errors: {
+              400: 'no `distinct_id` (`required`), a body that is not a JSON object',
+              401: 'no project token, or an unknown one',
+              413: 'a body over 2 MiB',
+            },
             body: FlagsBody,
           }),
           security: [],

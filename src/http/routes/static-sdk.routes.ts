@@ -12,11 +12,24 @@ import { describe } from '../route-docs.ts';
 import type { RouteModule } from '../route-module.ts';
 
 const tag = 'sdk';
-const FILE = Type.String({ description: 'A script of the SDK: `array.js` (what the HTML snippet loads) or one it loads lazily (`recorder.js`, `surveys.js`, …); anything else is a 404.' });
+const FILE = Type.String({
+  description:
+    'A script of the SDK: `array.js` (what the HTML snippet loads) or one it loads lazily (`recorder.js`, `surveys.js`, …); anything else is a 404.',
+});
 const HOUR = 3600;
 const YEAR = 365 * 24 * HOUR;
-const StaticQuery = Type.Object({ v: Type.Optional(Type.String({ description: 'The SDK version the page asks for: this version makes the answer cacheable for a year.' })) });
-const responses = { 200: Type.String({ description: 'JavaScript' }), 304: Type.Null({ description: 'Not modified' }), 404: ErrorBody };
+const StaticQuery = Type.Object({
+  v: Type.Optional(
+    Type.String({
+      description: 'The SDK version the page asks for: this version makes the answer cacheable for a year.',
+    }),
+  ),
+});
+const responses = {
+  200: Type.String({ description: 'JavaScript' }),
+  304: Type.Null({ description: 'Not modified' }),
+  404: ErrorBody,
+};
 
 function notModified(request: FastifyRequest, file: BrowserSdkFile): boolean {
   const tags = request.headers['if-none-match'];
@@ -36,7 +49,8 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: BrowserSdk
     .header('vary', 'Accept-Encoding');
   if (notModified(request, file)) return reply.code(304).send();
   reply.type('text/javascript; charset=utf-8');
-  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(file.gzipped);
+  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? ''))
+    return reply.header('content-encoding', 'gzip').send(file.gzipped);
   return reply.send(file.body);
 }
 
@@ -84,7 +98,10 @@ export const staticSdkRoutes: RouteModule = async (app) => {
             errors: { 404: `a version other than ${files.version}, or an unknown file` },
           }),
           security: [],
-          params: Type.Object({ version: Type.String({ description: `The SDK version: ${files.version}.` }), file: FILE }),
+          params: Type.Object({
+            version: Type.String({ description: `The SDK version: ${files.version}.` }),
+            file: FILE,
+          }),
           response: responses,
         },
       },

@@ -6,11 +6,33 @@ import { AccessCache } from './access-cache.ts';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const user = (id: number) => ({ id, is_active: true }) as UserRow;
-const key = (id: string, userId: number) => ({ id, user_id: userId, secure_value: id, scopes: ['*'], scoped_organizations: null, scoped_teams: null, last_used_at: at }) as unknown as ApiKeyRow;
+const key = (id: string, userId: number) =>
+  ({
+    id,
+    user_id: userId,
+    secure_value: id,
+    scopes: ['*'],
+    scoped_organizations: null,
+    scoped_teams: null,
+    last_used_at: at,
+  }) as unknown as ApiKeyRow;
 const organization = (id: string) => ({ id, name: id, created_at: at, updated_at: at }) as OrganizationRow;
-const membership = (organizationId: string, userId: number) => ({ organization_id: organizationId, id: `m${userId}`, user_id: userId, level: 8, joined_at: at, updated_at: at }) as MembershipRow;
-const project = (id: number, organizationId: string) => ({ id, organization_id: organizationId, name: `p${id}` }) as TeamRow;
-const target = (projectId: number, organizationId: string, userId: number) => ({ project: project(projectId, organizationId), organization: organization(organizationId), membership: membership(organizationId, userId) });
+const membership = (organizationId: string, userId: number) =>
+  ({
+    organization_id: organizationId,
+    id: `m${userId}`,
+    user_id: userId,
+    level: 8,
+    joined_at: at,
+    updated_at: at,
+  }) as MembershipRow;
+const project = (id: number, organizationId: string) =>
+  ({ id, organization_id: organizationId, name: `p${id}` }) as TeamRow;
+const target = (projectId: number, organizationId: string, userId: number) => ({
+  project: project(projectId, organizationId),
+  organization: organization(organizationId),
+  membership: membership(organizationId, userId),
+});
 
 function liveCache(options: { ttlMs?: number; maxEntries?: number } = {}) {
   let now = 0;
@@ -91,7 +113,10 @@ describe('access cache', () => {
       (kept.key as { label: string }).label = 'changed';
     }, TypeError);
     assert.throws(() => (kept.key.scopes as string[]).push('person:write'), TypeError);
-    const refreshed = cache.refreshActor('d1', { user: kept.user, key: { ...kept.key, last_used_at: new Date('2026-02-01T00:00:00Z') } });
+    const refreshed = cache.refreshActor('d1', {
+      user: kept.user,
+      key: { ...kept.key, last_used_at: new Date('2026-02-01T00:00:00Z') },
+    });
     assert.equal(cache.actor('d1'), refreshed);
     assert.equal(cache.actor('d1')?.key.last_used_at?.toISOString(), '2026-02-01T00:00:00.000Z');
   });

@@ -175,7 +175,12 @@ export class AccessCache implements ChangeListener {
     return this.#live ? this.#projects.get(`${userId}:${ref}`) : undefined;
   }
 
-  keepProject<T extends CachedTarget & { project: TeamRow }>(userId: number, ref: string | number, found: T, since: number): T {
+  keepProject<T extends CachedTarget & { project: TeamRow }>(
+    userId: number,
+    ref: string | number,
+    found: T,
+    since: number,
+  ): T {
     const kept = frozenTarget(found);
     if (this.#keeps(since)) this.#projects.put(`${userId}:${ref}`, this.#entry(kept, userId, found.organization.id));
     return kept;
@@ -187,7 +192,8 @@ export class AccessCache implements ChangeListener {
 
   keepOrganization<T extends CachedTarget>(userId: number, ref: string, found: T, since: number): T {
     const kept = frozenTarget(found);
-    if (this.#keeps(since)) this.#organizations.put(`${userId}:${ref}`, this.#entry(kept, userId, found.organization.id));
+    if (this.#keeps(since))
+      this.#organizations.put(`${userId}:${ref}`, this.#entry(kept, userId, found.organization.id));
     return kept;
   }
 

@@ -5,7 +5,10 @@ import { sql, type Expression } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ApiKeyRow, MembershipRow, OrganizationRow, TeamRow, UserRow } from '../../db/schema.ts';
 
-export async function findKeyWithUser(db: Db, secureValue: string): Promise<{ key: ApiKeyRow; user: UserRow } | undefined> {
+export async function findKeyWithUser(
+  db: Db,
+  secureValue: string,
+): Promise<{ key: ApiKeyRow; user: UserRow } | undefined> {
   const row = await db
     .selectFrom('personal_api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
@@ -24,7 +27,18 @@ export async function findKeyWithUser(db: Db, secureValue: string): Promise<{ ke
     .where('k.secure_value', '=', secureValue)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { key_id, key_label, key_secure_value, key_mask_value, key_scopes, key_scoped_organizations, key_scoped_teams, key_created_at, key_last_used_at, ...user } = row;
+  const {
+    key_id,
+    key_label,
+    key_secure_value,
+    key_mask_value,
+    key_scopes,
+    key_scoped_organizations,
+    key_scoped_teams,
+    key_created_at,
+    key_last_used_at,
+    ...user
+  } = row;
   const key: ApiKeyRow = {
     id: key_id,
     user_id: user.id,
@@ -40,7 +54,11 @@ export async function findKeyWithUser(db: Db, secureValue: string): Promise<{ ke
   return { key, user };
 }
 
-const organizationColumns = ['o.name as org_name', 'o.created_at as org_created_at', 'o.updated_at as org_updated_at'] as const;
+const organizationColumns = [
+  'o.name as org_name',
+  'o.created_at as org_created_at',
+  'o.updated_at as org_updated_at',
+] as const;
 const membershipColumns = [
   'm.id as member_id',
   'm.user_id as member_user_id',
@@ -71,8 +89,16 @@ function memberIdOf(member: MemberRef): number | Expression<number> {
   return sql<number>`(select k.user_id from personal_api_keys k where k.secure_value = ${member.keyDigest})`;
 }
 
-function splitJoined(organizationId: string, row: JoinedColumns): { organization: OrganizationRow; membership: MembershipRow | null } {
-  const organization = { id: organizationId, name: row.org_name, created_at: row.org_created_at, updated_at: row.org_updated_at };
+function splitJoined(
+  organizationId: string,
+  row: JoinedColumns,
+): { organization: OrganizationRow; membership: MembershipRow | null } {
+  const organization = {
+    id: organizationId,
+    name: row.org_name,
+    created_at: row.org_created_at,
+    updated_at: row.org_updated_at,
+  };
   const membership =
     row.member_id === null
       ? null
@@ -96,14 +122,35 @@ export async function findProjectForUser(
   const row = await db
     .selectFrom('teams as t')
     .innerJoin('organizations as o', 'o.id', 't.organization_id')
-    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', memberIdOf(member)))
+    .leftJoin('organization_memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', memberIdOf(member)),
+    )
     .selectAll('t')
     .select([...organizationColumns, ...membershipColumns])
     .where('t.id', '=', projectId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { org_name, org_created_at, org_updated_at, member_id, member_user_id, member_level, member_joined_at, member_updated_at, ...project } = row;
-  const joined = { org_name, org_created_at, org_updated_at, member_id, member_user_id, member_level, member_joined_at, member_updated_at };
+  const {
+    org_name,
+    org_created_at,
+    org_updated_at,
+    member_id,
+    member_user_id,
+    member_level,
+    member_joined_at,
+    member_updated_at,
+    ...project
+  } = row;
+  const joined = {
+    org_name,
+    org_created_at,
+    org_updated_at,
+    member_id,
+    member_user_id,
+    member_level,
+    member_joined_at,
+    member_updated_at,
+  };
   return { project, ...splitJoined(project.organization_id, joined) };
 }
 
@@ -115,7 +162,9 @@ export async function findOrganizationForUser(
 ): Promise<{ organization: OrganizationRow; membership: MembershipRow | null } | undefined> {
   const row = await db
     .selectFrom('organizations as o')
-    .leftJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 'o.id').on('m.user_id', '=', memberIdOf(member)))
+    .leftJoin('organization_memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 'o.id').on('m.user_id', '=', memberIdOf(member)),
+    )
     .select([...organizationColumns, ...membershipColumns])
     .where('o.id', '=', organizationId)
     .executeTakeFirst();

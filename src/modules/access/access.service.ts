@@ -110,7 +110,11 @@ export interface OrganizationTarget extends AuthorizeOptions {
   organization: string;
 }
 
-function checkOrganizationAccess(actor: Actor, found: FoundOrganization, options: AuthorizeOptions): OrganizationAccess {
+function checkOrganizationAccess(
+  actor: Actor,
+  found: FoundOrganization,
+  options: AuthorizeOptions,
+): OrganizationAccess {
   if (!found) throw notFound();
   const { organization, membership } = found;
   checkOrganizationRestriction(actor, organization.id);
@@ -137,11 +141,18 @@ function checkProjectAccess(actor: Actor, found: FoundProject, options: Authoriz
   return { organization, membership, project };
 }
 
-export async function authorizeOrganization(deps: Deps, actor: Actor, input: OrganizationTarget): Promise<OrganizationAccess> {
+export async function authorizeOrganization(
+  deps: Deps,
+  actor: Actor,
+  input: OrganizationTarget,
+): Promise<OrganizationAccess> {
   const ref = input.organization;
-  const found = ref === '@current'
-    ? await findCurrentOrganization(deps, actor)
-    : isUuid(ref) ? await findOrganizationForUser(deps.db, ref.toLowerCase(), { userId: actor.user.id }) : undefined;
+  const found =
+    ref === '@current'
+      ? await findCurrentOrganization(deps, actor)
+      : isUuid(ref)
+        ? await findOrganizationForUser(deps.db, ref.toLowerCase(), { userId: actor.user.id })
+        : undefined;
   return checkOrganizationAccess(actor, found, input);
 }
 
@@ -164,7 +175,13 @@ interface LookedUpByKey {
  * The key with its user, and the target named by id with the membership found through the key's
  * digest, looked up at once: one round trip instead of two. Kept in the cache when there is one.
  */
-async function lookUpByKey(deps: Deps, cache: AccessCache | null, digest: string, projectId?: number, organizationId?: string): Promise<LookedUpByKey> {
+async function lookUpByKey(
+  deps: Deps,
+  cache: AccessCache | null,
+  digest: string,
+  projectId?: number,
+  organizationId?: string,
+): Promise<LookedUpByKey> {
   const since = cache?.changes ?? 0;
   const byKey = { keyDigest: digest };
   const [key, project, organization] = await Promise.all([
@@ -178,29 +195,50 @@ async function lookUpByKey(deps: Deps, cache: AccessCache | null, digest: string
   return {
     actor: cache.keepActor(digest, found, since),
     project: project && projectId !== undefined ? cache.keepProject(userId, projectId, project, since) : project,
-    organization: organization && organizationId !== undefined ? cache.keepOrganization(userId, organizationId, organization, since) : organization,
+    organization:
+      organization && organizationId !== undefined
+        ? cache.keepOrganization(userId, organizationId, organization, since)
+        : organization,
   };
 }
 
-async function findProject(deps: Deps, cache: AccessCache | null, actor: Actor, ref: string, projectId?: number): Promise<FoundProject> {
+async function findProject(
+  deps: Deps,
+  cache: AccessCache | null,
+  actor: Actor,
+  ref: string,
+  projectId?: number,
+): Promise<FoundProject> {
   const cacheRef = ref === '@current' ? ref : projectId;
   if (cacheRef === undefined) return undefined;
   const userId = actor.user.id;
   const kept = cache?.project(userId, cacheRef);
   if (kept) return kept as FoundProject;
   const since = cache?.changes ?? 0;
-  const found = ref === '@current' ? await findCurrentProject(deps, actor) : await findProjectForUser(deps.db, cacheRef as number, { userId });
+  const found =
+    ref === '@current'
+      ? await findCurrentProject(deps, actor)
+      : await findProjectForUser(deps.db, cacheRef as number, { userId });
   return found && cache ? cache.keepProject(userId, cacheRef, found, since) : found;
 }
 
-async function findOrganization(deps: Deps, cache: AccessCache | null, actor: Actor, ref: string, organizationId?: string): Promise<FoundOrganization> {
+async function findOrganization(
+  deps: Deps,
+  cache: AccessCache | null,
+  actor: Actor,
+  ref: string,
+  organizationId?: string,
+): Promise<FoundOrganization> {
   const cacheRef = ref === '@current' ? ref : organizationId;
   if (cacheRef === undefined) return undefined;
   const userId = actor.user.id;
   const kept = cache?.organization(userId, cacheRef);
   if (kept) return kept as FoundOrganization;
   const since = cache?.changes ?? 0;
-  const found = ref === '@current' ? await findCurrentOrganization(deps, actor) : await findOrganizationForUser(deps.db, cacheRef, { userId });
+  const found =
+    ref === '@current'
+      ? await findCurrentOrganization(deps, actor)
+      : await findOrganizationForUser(deps.db, cacheRef, { userId });
   return found && cache ? cache.keepOrganization(userId, cacheRef, found, since) : found;
 }
 
@@ -217,16 +255,23 @@ export async function authorizeRequest(
 ): Promise<{ actor: Actor; project?: ProjectAccess; organization?: OrganizationAccess }> {
   const digest = digestOf(input.authorization);
   const projectId = input.project !== undefined && PROJECT_ID.test(input.project) ? Number(input.project) : undefined;
-  const organizationId = input.organization !== undefined && isUuid(input.organization) ? input.organization.toLowerCase() : undefined;
+  const organizationId =
+    input.organization !== undefined && isUuid(input.organization) ? input.organization.toLowerCase() : undefined;
   const known = cache?.actor(digest);
   const looked = known ? null : await lookUpByKey(deps, cache, digest, projectId, organizationId);
   const actor = await acceptKey(deps, digest, known ?? (looked as LookedUpByKey).actor, cache);
   if (input.project !== undefined) {
-    const found = looked && input.project !== '@current' ? looked.project : await findProject(deps, cache, actor, input.project, projectId);
+    const found =
+      looked && input.project !== '@current'
+        ? looked.project
+        : await findProject(deps, cache, actor, input.project, projectId);
     return { actor, project: checkProjectAccess(actor, found, input) };
   }
   if (input.organization !== undefined) {
-    const found = looked && input.organization !== '@current' ? looked.organization : await findOrganization(deps, cache, actor, input.organization, organizationId);
+    const found =
+      looked && input.organization !== '@current'
+        ? looked.organization
+        : await findOrganization(deps, cache, actor, input.organization, organizationId);
     return { actor, organization: checkOrganizationAccess(actor, found, input) };
   }
   requireScopes(actor, input.scopes);

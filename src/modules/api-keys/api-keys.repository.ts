@@ -24,7 +24,8 @@ export async function insertApiKey(db: Db, input: NewApiKey, now: Date): Promise
       secure_value: hashApiKey(value),
       mask_value: maskApiKey(value),
       scopes: input.scopes,
-      scoped_organizations: input.scopedOrganizations && input.scopedOrganizations.length > 0 ? input.scopedOrganizations : null,
+      scoped_organizations:
+        input.scopedOrganizations && input.scopedOrganizations.length > 0 ? input.scopedOrganizations : null,
       scoped_teams: input.scopedTeams && input.scopedTeams.length > 0 ? input.scopedTeams : null,
       created_at: now,
       last_used_at: null,
@@ -35,7 +36,11 @@ export async function insertApiKey(db: Db, input: NewApiKey, now: Date): Promise
 }
 
 /** The user's keys, newest first. */
-export async function listKeysOfUser(db: Db, userId: number, page: PageRequest): Promise<{ count: number; rows: ApiKeyRow[] }> {
+export async function listKeysOfUser(
+  db: Db,
+  userId: number,
+  page: PageRequest,
+): Promise<{ count: number; rows: ApiKeyRow[] }> {
   const base = db.selectFrom('personal_api_keys').where('user_id', '=', userId);
   const [{ count }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
@@ -45,11 +50,20 @@ export async function listKeysOfUser(db: Db, userId: number, page: PageRequest):
 }
 
 export function findKeyOfUser(db: Db, userId: number, id: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('personal_api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('personal_api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function deleteKeyOfUser(db: Db, userId: number, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('personal_api_keys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  const result = await db
+    .deleteFrom('personal_api_keys')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

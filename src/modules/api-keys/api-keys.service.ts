@@ -42,7 +42,11 @@ function serializeKey(key: ApiKeyRow, value: string | null = null): PersonalApiK
 }
 
 /** The caller's own keys, newest first. */
-export async function listPersonalApiKeysPage(deps: Deps, actor: Actor, input: { page: PageRequest }): Promise<{ count: number; results: PersonalApiKeyWire[] }> {
+export async function listPersonalApiKeysPage(
+  deps: Deps,
+  actor: Actor,
+  input: { page: PageRequest },
+): Promise<{ count: number; results: PersonalApiKeyWire[] }> {
   const { count, rows } = await listKeysOfUser(deps.db, actor.user.id, input.page);
   return { count, results: rows.map((row) => serializeKey(row)) };
 }
@@ -61,12 +65,14 @@ export async function deletePersonalApiKey(deps: Deps, actor: Actor, input: { id
 export function validateNewApiKey(input: NewApiKey): NewApiKey {
   const label = input.label.trim();
   if (!label) throw validationError('This field may not be blank.', 'label', 'blank');
-  if (label.length > 40) throw validationError('Ensure this field has no more than 40 characters.', 'label', 'max_length');
+  if (label.length > 40)
+    throw validationError('Ensure this field has no more than 40 characters.', 'label', 'max_length');
   if (input.scopes.length === 0) throw validationError('This list may not be empty.', 'scopes');
   const invalid = input.scopes.find((scope) => !isValidScope(scope));
   if (invalid !== undefined) throw validationError(`Invalid scope: ${invalid}`, 'scopes');
   const organizations = input.scopedOrganizations ?? [];
-  if (organizations.some((id) => !isUuid(id))) throw validationError('Invalid organization UUID', 'scoped_organizations');
+  if (organizations.some((id) => !isUuid(id)))
+    throw validationError('Invalid organization UUID', 'scoped_organizations');
   return {
     userId: input.userId,
     label,
@@ -78,7 +84,9 @@ export function validateNewApiKey(input: NewApiKey): NewApiKey {
 
 /** A key may hand on only scopes it holds, and only within its own organization/project limits. */
 function checkGrantor(grantor: ApiKeyRow, input: NewApiKey) {
-  const withheld = input.scopes.find((scope) => (scope === '*' ? !grantor.scopes.includes('*') : !grants(grantor.scopes, scope)));
+  const withheld = input.scopes.find((scope) =>
+    scope === '*' ? !grantor.scopes.includes('*') : !grants(grantor.scopes, scope),
+  );
   if (withheld !== undefined) throw permissionDenied(`API key missing required scope '${withheld}'`);
   const organizations = grantor.scoped_organizations ?? [];
   if (organizations.length > 0) {
@@ -98,14 +106,21 @@ function checkGrantor(grantor: ApiKeyRow, input: NewApiKey) {
  * Creates a key for the user after every check the platform makes. The actor's key grants it; with
  * no actor (the CLI, which is trusted) nothing limits what it may grant.
  */
-export async function createPersonalApiKey(deps: Deps, actor: Actor | null, raw: NewApiKey): Promise<{ key: PersonalApiKeyWire; row: ApiKeyRow; value: string }> {
+export async function createPersonalApiKey(
+  deps: Deps,
+  actor: Actor | null,
+  raw: NewApiKey,
+): Promise<{ key: PersonalApiKeyWire; row: ApiKeyRow; value: string }> {
   const db = deps.db;
   const input = validateNewApiKey(raw);
   if (actor) checkGrantor(actor.key, input);
   const organizations = input.scopedOrganizations ?? [];
   const member = await organizationsOfUserAmong(db, input.userId, organizations);
   if (organizations.some((id) => !member.has(id))) {
-    throw validationError('You must be a member of all organizations that you are scoping the key to.', 'scoped_organizations');
+    throw validationError(
+      'You must be a member of all organizations that you are scoping the key to.',
+      'scoped_organizations',
+    );
   }
   const teams = input.scopedTeams ?? [];
   const accessible = await teamsOfUserAmong(db, input.userId, teams);
@@ -116,7 +131,9 @@ export async function createPersonalApiKey(deps: Deps, actor: Actor | null, raw:
     // The user's row lock serializes concurrent creations, so the limit holds under races.
     await lockUser(trx, input.userId);
     if ((await countKeysOfUser(trx, input.userId)) >= MAX_KEYS_PER_USER) {
-      throw validationError(`You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`);
+      throw validationError(
+        `You can only have ${MAX_KEYS_PER_USER} personal API keys. Remove an existing key before creating a new one.`,
+      );
     }
     return insertApiKey(trx, input, deps.clock.now());
   });

@@ -31,7 +31,11 @@ export function bootstrap(deps: Deps, input: BootstrapInput): Promise<BootstrapR
     const { user } = await findOrCreateUser(trx, { email: input.email, first_name: input.firstName }, now);
     const organization = await createOrganization(inside, { name: input.organizationName, ownerId: user.id });
     const project = await insertProject(trx, { organizationId: organization.id, name: input.projectName }, now);
-    const { row, value } = await createPersonalApiKey(inside, null, { userId: user.id, label: 'bootstrap', scopes: ['*'] });
+    const { row, value } = await createPersonalApiKey(inside, null, {
+      userId: user.id,
+      label: 'bootstrap',
+      scopes: ['*'],
+    });
     return { user, organization, project, key: row, keyValue: value };
   });
 }

@@ -24,7 +24,12 @@ export async function captureEvents(deps: Deps, request: CaptureRequest): Promis
   const payload = parseCapturePayload(body, request.query);
   const team = await teamOfProjectToken(deps.db, payload.token);
   const events = payload.items.map((item, index) => eventOfItem(item, payload.attrPrefix(index)));
-  const prepared = prepareEvents(events, { now, sentAt: payload.sentAt, attrPrefix: payload.attrPrefix, ip: request.ip });
+  const prepared = prepareEvents(events, {
+    now,
+    sentAt: payload.sentAt,
+    attrPrefix: payload.attrPrefix,
+    ip: request.ip,
+  });
   if (prepared.length === 0) return;
   await inRetriedTransaction(deps.log, deps.db, async (trx, firstTry) => {
     const { merges } = await processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry });

@@ -5,7 +5,8 @@ import type { TeamRow } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { findTeamByToken } from '../projects/projects.repository.ts';
 
-const HINT = 'The project API key (phc_…) is the project token `herd bootstrap` printed (project_api_key), or the api_token of the project in GET /api/projects/.';
+const HINT =
+  'The project API key (phc_…) is the project token `herd bootstrap` printed (project_api_key), or the api_token of the project in GET /api/projects/.';
 
 const missingApiKey = () =>
   new AppError(401, 'authentication_error', 'missing_api_key', `API key not provided. ${HINT}`);

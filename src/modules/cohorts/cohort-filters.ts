@@ -3,7 +3,14 @@
 // inlined, recursively, so that compiling needs no database. The cohorts reached are loaded once
 // each, one query per level of nesting, however many filters name them.
 import type { Db } from '../../db/database.ts';
-import { invalidFilter, isGroup, MAX_FILTER_DEPTH, MAX_FILTER_VALUES, parsePropertyFilter, type FilterNode } from '../../filters/property-filter.ts';
+import {
+  invalidFilter,
+  isGroup,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_VALUES,
+  parsePropertyFilter,
+  type FilterNode,
+} from '../../filters/property-filter.ts';
 import { findCohortDefinitions } from './cohorts.repository.ts';
 
 /** A loaded cohort as resolution needs it; `filter` is its parsed own filter, or the error parsing it gave. */
@@ -40,7 +47,12 @@ async function loadReachable(db: Db, teamId: number, nodes: FilterNode[], known:
     wanted = new Set();
     for (const id of missing) {
       const cohort = found.get(id);
-      const entry = cohort ? { isStatic: cohort.is_static, ...(cohort.is_static ? { filter: null } : parseStored(cohort.filters?.properties)) } : null;
+      const entry = cohort
+        ? {
+            isStatic: cohort.is_static,
+            ...(cohort.is_static ? { filter: null } : parseStored(cohort.filters?.properties)),
+          }
+        : null;
       known.set(id, entry);
       if (entry?.filter) cohortIdsOf(entry.filter, wanted);
     }
@@ -81,14 +93,21 @@ export async function cohortFilterResolver(db: Db, teamId: number, nodes: Filter
   return (node, seen = []) => {
     const resolved = resolveNode(node, seen, known);
     if (valuesOf(resolved) > MAX_FILTER_VALUES) {
-      throw invalidFilter(`Property filters can hold at most ${MAX_FILTER_VALUES} values, those of the cohorts they name included.`);
+      throw invalidFilter(
+        `Property filters can hold at most ${MAX_FILTER_VALUES} values, those of the cohorts they name included.`,
+      );
     }
     return resolved;
   };
 }
 
 /** One filter resolved (see cohortFilterResolver). */
-export async function resolveCohortFilters(db: Db, teamId: number, node: FilterNode, seen: number[] = []): Promise<FilterNode> {
+export async function resolveCohortFilters(
+  db: Db,
+  teamId: number,
+  node: FilterNode,
+  seen: number[] = [],
+): Promise<FilterNode> {
   return (await cohortFilterResolver(db, teamId, [node]))(node, seen);
 }
 

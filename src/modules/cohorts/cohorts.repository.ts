@@ -11,7 +11,11 @@ export interface CohortDefinition {
 }
 
 /** The definitions of the cohorts of the project among these ids, by id. */
-export async function findCohortDefinitions(db: Db, teamId: number, cohortIds: number[]): Promise<Map<number, CohortDefinition>> {
+export async function findCohortDefinitions(
+  db: Db,
+  teamId: number,
+  cohortIds: number[],
+): Promise<Map<number, CohortDefinition>> {
   if (cohortIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('cohorts')
@@ -19,23 +23,55 @@ export async function findCohortDefinitions(db: Db, teamId: number, cohortIds: n
     .where('team_id', '=', teamId)
     .where('id', 'in', cohortIds)
     .execute();
-  return new Map(rows.map((row) => [row.id, { id: row.id, is_static: row.is_static, filters: row.filters as CohortDefinition['filters'] }]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { id: row.id, is_static: row.is_static, filters: row.filters as CohortDefinition['filters'] },
+    ]),
+  );
 }
 
 export async function findCohort(db: Db, teamId: number, cohortId: number): Promise<CohortRow | undefined> {
-  return db.selectFrom('cohorts').selectAll().where('team_id', '=', teamId).where('id', '=', cohortId).executeTakeFirst();
+  return db
+    .selectFrom('cohorts')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('id', '=', cohortId)
+    .executeTakeFirst();
 }
 
-export async function listCohortRows(db: Db, teamId: number, page: PageRequest): Promise<{ count: number; rows: CohortRow[] }> {
+export async function listCohortRows(
+  db: Db,
+  teamId: number,
+  page: PageRequest,
+): Promise<{ count: number; rows: CohortRow[] }> {
   const [total, rows] = await Promise.all([
-    db.selectFrom('cohorts').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow(),
-    db.selectFrom('cohorts').selectAll().where('team_id', '=', teamId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    db
+      .selectFrom('cohorts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('cohorts')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
   ]);
   return { count: Number(total.n), rows };
 }
 
 export async function listCohortsOfTeam(db: Db, teamId: number): Promise<CohortRow[]> {
-  return db.selectFrom('cohorts').selectAll().where('team_id', '=', teamId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db
+    .selectFrom('cohorts')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 export interface NewCohort {
@@ -79,7 +115,11 @@ export async function updateCohortRow(
 }
 
 export async function deleteCohortRow(db: Db, teamId: number, cohortId: number): Promise<boolean> {
-  const result = await db.deleteFrom('cohorts').where('team_id', '=', teamId).where('id', '=', cohortId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('cohorts')
+    .where('team_id', '=', teamId)
+    .where('id', '=', cohortId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -94,7 +134,12 @@ export async function addStaticMembers(db: Db, teamId: number, cohortId: number,
     on conflict do nothing`.execute(db);
 }
 
-export async function replaceStaticMembers(db: Db, teamId: number, cohortId: number, distinctIds: string[]): Promise<void> {
+export async function replaceStaticMembers(
+  db: Db,
+  teamId: number,
+  cohortId: number,
+  distinctIds: string[],
+): Promise<void> {
   await db.deleteFrom('cohort_people').where('team_id', '=', teamId).where('cohort_id', '=', cohortId).execute();
   await addStaticMembers(db, teamId, cohortId, distinctIds);
 }
@@ -114,30 +159,54 @@ export async function countStaticMembers(db: Db, teamId: number, cohortIds: numb
 
 /** The cohorts whose member list holds the person. */
 export async function cohortsListing(db: Db, teamId: number, personId: number): Promise<number[]> {
-  const rows = await db.selectFrom('cohort_people').select('cohort_id').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
+  const rows = await db
+    .selectFrom('cohort_people')
+    .select('cohort_id')
+    .where('team_id', '=', teamId)
+    .where('person_id', '=', personId)
+    .execute();
   return rows.map((row) => row.cohort_id);
 }
 
 /** For each condition on a person row `p`, how many persons of the project meet it: one statement. */
-export async function countPersonsMatching(db: Db, teamId: number, conditions: Expression<SqlBool>[]): Promise<number[]> {
+export async function countPersonsMatching(
+  db: Db,
+  teamId: number,
+  conditions: Expression<SqlBool>[],
+): Promise<number[]> {
   if (conditions.length === 0) return [];
-  const counts = conditions.map((condition) => sql`(select count(*) from persons p where p.team_id = ${teamId}::integer and ${condition})`);
-  const result = await sql<{ counts: (number | string)[] }>`select array[${sql.join(counts)}]::bigint[] as counts`.execute(db);
+  const counts = conditions.map(
+    (condition) => sql`(select count(*) from persons p where p.team_id = ${teamId}::integer and ${condition})`,
+  );
+  const result = await sql<{
+    counts: (number | string)[];
+  }>`select array[${sql.join(counts)}]::bigint[] as counts`.execute(db);
   return result.rows[0].counts.map(Number);
 }
 
 /** For each condition on a person row `p`, whether the person meets it: one statement. */
-export async function personMatches(db: Db, teamId: number, personId: number, conditions: Expression<SqlBool>[]): Promise<boolean[]> {
+export async function personMatches(
+  db: Db,
+  teamId: number,
+  personId: number,
+  conditions: Expression<SqlBool>[],
+): Promise<boolean[]> {
   if (conditions.length === 0) return [];
   const tests = conditions.map(
-    (condition) => sql`exists (select 1 from persons p where p.team_id = ${teamId}::integer and p.id = ${personId}::bigint and ${condition})`,
+    (condition) =>
+      sql`exists (select 1 from persons p where p.team_id = ${teamId}::integer and p.id = ${personId}::bigint and ${condition})`,
   );
   const result = await sql<{ matches: boolean[] }>`select array[${sql.join(tests)}]::boolean[] as matches`.execute(db);
   return result.rows[0].matches;
 }
 
 /** Makes the persons meeting the condition static members of the cohort. */
-export async function addMatchingPersons(db: Db, teamId: number, cohortId: number, condition: Expression<SqlBool>): Promise<void> {
+export async function addMatchingPersons(
+  db: Db,
+  teamId: number,
+  cohortId: number,
+  condition: Expression<SqlBool>,
+): Promise<void> {
   await sql`
     insert into cohort_people (team_id, cohort_id, person_id)
     select ${teamId}::integer, ${cohortId}::integer, p.id from persons p where p.team_id = ${teamId}::integer and ${condition}

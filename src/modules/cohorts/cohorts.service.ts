@@ -34,7 +34,11 @@ const isBadInput = (error: unknown) => error instanceof AppError && error.status
  * Each dynamic cohort's filter with its cohort filters resolved, by cohort id; null matches nobody,
  * as does a filter broken since it was saved (a cohort it names deleted).
  */
-async function resolvedFiltersOf(deps: Deps, teamId: number, cohorts: CohortRow[]): Promise<Map<number, FilterNode | null>> {
+async function resolvedFiltersOf(
+  deps: Deps,
+  teamId: number,
+  cohorts: CohortRow[],
+): Promise<Map<number, FilterNode | null>> {
   const parsed = new Map<number, FilterNode | null>();
   for (const cohort of cohorts) {
     if (cohort.is_static) continue;
@@ -46,7 +50,11 @@ async function resolvedFiltersOf(deps: Deps, teamId: number, cohorts: CohortRow[
       parsed.set(cohort.id, null);
     }
   }
-  const resolve = await cohortFilterResolver(deps.db, teamId, [...parsed.values()].filter((node) => node !== null));
+  const resolve = await cohortFilterResolver(
+    deps.db,
+    teamId,
+    [...parsed.values()].filter((node) => node !== null),
+  );
   const resolved = new Map<number, FilterNode | null>();
   for (const [id, node] of parsed) {
     try {
@@ -62,7 +70,9 @@ async function resolvedFiltersOf(deps: Deps, teamId: number, cohorts: CohortRow[
 /** The dynamic cohorts among these with a filter, and that filter as a condition on a person row `p`. */
 async function conditionsOf(deps: Deps, teamId: number, cohorts: CohortRow[]) {
   const filters = await resolvedFiltersOf(deps, teamId, cohorts);
-  const matching = [...filters].flatMap(([id, filter]) => (filter ? [{ id, condition: personsWhereSql(filter, teamId) }] : []));
+  const matching = [...filters].flatMap(([id, filter]) =>
+    filter ? [{ id, condition: personsWhereSql(filter, teamId) }] : [],
+  );
   return { ids: matching.map((entry) => entry.id), conditions: matching.map((entry) => entry.condition) };
 }
 
@@ -105,7 +115,10 @@ async function requireCohort(deps: Deps, teamId: number, id: number): Promise<Co
   return cohort;
 }
 
-export async function listCohorts(deps: Deps, input: { project: TeamRow; page: PageRequest }): Promise<{ count: number; results: CohortWire[] }> {
+export async function listCohorts(
+  deps: Deps,
+  input: { project: TeamRow; page: PageRequest },
+): Promise<{ count: number; results: CohortWire[] }> {
   const { count, rows } = await listCohortRows(deps.db, input.project.id, input.page);
   return { count, results: await loadCohorts(deps, input.project.id, rows) };
 }
@@ -115,7 +128,10 @@ export async function getCohort(deps: Deps, input: { project: TeamRow; id: numbe
 }
 
 /** The cohorts of the project that hold the person, newest first. */
-export async function listCohortsHolding(deps: Deps, input: { project: TeamRow; personId: number }): Promise<PersonCohortWire[]> {
+export async function listCohortsHolding(
+  deps: Deps,
+  input: { project: TeamRow; personId: number },
+): Promise<PersonCohortWire[]> {
   const teamId = input.project.id;
   const cohorts = await listCohortsOfTeam(deps.db, teamId);
   const dynamic = await conditionsOf(deps, teamId, cohorts);
@@ -124,7 +140,9 @@ export async function listCohortsHolding(deps: Deps, input: { project: TeamRow; 
     personMatches(deps.db, teamId, input.personId, dynamic.conditions),
   ]);
   // Member lists count for static cohorts only, filters for dynamic ones.
-  const holds = new Set(cohorts.filter((cohort) => cohort.is_static && listed.includes(cohort.id)).map((cohort) => cohort.id));
+  const holds = new Set(
+    cohorts.filter((cohort) => cohort.is_static && listed.includes(cohort.id)).map((cohort) => cohort.id),
+  );
   dynamic.ids.forEach((id, index) => {
     if (matches[index]) holds.add(id);
   });
@@ -142,13 +160,24 @@ export async function listCohortsHolding(deps: Deps, input: { project: TeamRow; 
 const blankName = () => validationError('This field may not be blank.', 'name', 'blank');
 
 /** Checks `filters` is `{properties: <filter group>}` naming only cohorts of the project, without cycles. */
-async function validateFilters(deps: Deps, teamId: number, filters: unknown, selfId: number | null): Promise<JsonObject | null> {
+async function validateFilters(
+  deps: Deps,
+  teamId: number,
+  filters: unknown,
+  selfId: number | null,
+): Promise<JsonObject | null> {
   if (filters === null || filters === undefined) return null;
-  if (typeof filters !== 'object' || Array.isArray(filters)) throw validationError('Filters must be an object with a "properties" filter group.', 'filters');
+  if (typeof filters !== 'object' || Array.isArray(filters))
+    throw validationError('Filters must be an object with a "properties" filter group.', 'filters');
   const properties = (filters as JsonObject).properties;
   if (properties !== undefined && properties !== null) {
     try {
-      const resolved = await resolveCohortFilters(deps.db, teamId, parsePropertyFilter(properties), selfId === null ? [] : [selfId]);
+      const resolved = await resolveCohortFilters(
+        deps.db,
+        teamId,
+        parsePropertyFilter(properties),
+        selfId === null ? [] : [selfId],
+      );
       // Compiled once here, so what only compiling refuses (event filters) is a 400 before anything is stored.
       personsWhereSql(resolved, teamId);
     } catch (error) {
@@ -165,7 +194,11 @@ function checkDistinctIds(distinctIds: string[] | undefined) {
   }
 }
 
-export async function createCohort(deps: Deps, actor: Actor, input: CohortInput & { project: TeamRow; name: string }): Promise<CohortWire> {
+export async function createCohort(
+  deps: Deps,
+  actor: Actor,
+  input: CohortInput & { project: TeamRow; name: string },
+): Promise<CohortWire> {
   const name = input.name.trim();
   if (name === '') throw blankName();
   const teamId = input.project.id;
@@ -174,7 +207,14 @@ export async function createCohort(deps: Deps, actor: Actor, input: CohortInput 
   const cohort = await deps.db.transaction().execute(async (trx) => {
     const created = await insertCohort(
       trx,
-      { teamId, name, description: input.description ?? '', filters, isStatic: input.is_static ?? false, createdById: actor.user.id },
+      {
+        teamId,
+        name,
+        description: input.description ?? '',
+        filters,
+        isStatic: input.is_static ?? false,
+        createdById: actor.user.id,
+      },
       deps.clock.now(),
     );
     if (created.is_static) await addStaticMembers(trx, teamId, created.id, input.distinct_ids ?? []);
@@ -193,18 +233,29 @@ async function freezeMembers(deps: Deps, cohort: CohortRow): Promise<void> {
  * Changes what is given. `is_static` switches the kind: a cohort made static keeps the persons it
  * matched (or the given `distinct_ids`), one made dynamic drops its member list.
  */
-export async function updateCohort(deps: Deps, input: CohortInput & { project: TeamRow; id: number }): Promise<CohortWire> {
+export async function updateCohort(
+  deps: Deps,
+  input: CohortInput & { project: TeamRow; id: number },
+): Promise<CohortWire> {
   const cohort = await requireCohort(deps, input.project.id, input.id);
   const name = input.name?.trim();
   if (name === '') throw blankName();
   checkDistinctIds(input.distinct_ids);
-  const filters = input.filters === undefined ? undefined : await validateFilters(deps, cohort.team_id, input.filters, cohort.id);
+  const filters =
+    input.filters === undefined ? undefined : await validateFilters(deps, cohort.team_id, input.filters, cohort.id);
   const isStatic = input.is_static ?? cohort.is_static;
   const updated = await deps.db.transaction().execute(async (trx) => {
-    if (isStatic && !cohort.is_static && input.distinct_ids === undefined) await freezeMembers({ ...deps, db: trx }, cohort);
-    await updateCohortRow(trx, cohort.team_id, cohort.id, { name, description: input.description, filters, isStatic: input.is_static });
+    if (isStatic && !cohort.is_static && input.distinct_ids === undefined)
+      await freezeMembers({ ...deps, db: trx }, cohort);
+    await updateCohortRow(trx, cohort.team_id, cohort.id, {
+      name,
+      description: input.description,
+      filters,
+      isStatic: input.is_static,
+    });
     if (!isStatic && cohort.is_static) await replaceStaticMembers(trx, cohort.team_id, cohort.id, []);
-    if (isStatic && input.distinct_ids !== undefined) await replaceStaticMembers(trx, cohort.team_id, cohort.id, input.distinct_ids);
+    if (isStatic && input.distinct_ids !== undefined)
+      await replaceStaticMembers(trx, cohort.team_id, cohort.id, input.distinct_ids);
     const row = await findCohort(trx, cohort.team_id, cohort.id);
     if (!row) throw validationError('The cohort was deleted meanwhile.');
     return row;

@@ -19,7 +19,12 @@ export interface QueuedDeletion {
  * Queues the deletion of a person's events. Call inside the transaction that deletes the person.
  * With `organizationId`, each task also gets a `deletion_queued` activity entry on the person.
  */
-export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: Date, organizationId?: string): Promise<number> {
+export async function queueEventDeletions(
+  db: Db,
+  tasks: QueuedDeletion[],
+  now: Date,
+  organizationId?: string,
+): Promise<number> {
   if (tasks.length === 0) return 0;
   await db
     .insertInto('deletion_tasks')
@@ -39,7 +44,13 @@ export async function queueEventDeletions(db: Db, tasks: QueuedDeletion[], now: 
     await recordActivities(
       db,
       tasks.map((task) =>
-        personActivity({ organization_id: organizationId, id: task.teamId }, { id: task.personId, uuid: task.personUuid }, 'deletion_queued', null, task.createdById),
+        personActivity(
+          { organization_id: organizationId, id: task.teamId },
+          { id: task.personId, uuid: task.personUuid },
+          'deletion_queued',
+          null,
+          task.createdById,
+        ),
       ),
       now,
     );
@@ -98,7 +109,11 @@ function eventsOfTask(task: PendingDeletion) {
       .where('listed.team_id', '=', task.team_id)
       .where('listed.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids)))
       .where('listed.person_id', 'is not', null);
-    const living = eb.selectFrom('persons').select('persons.id').where('persons.team_id', '=', task.team_id).where('persons.id', 'in', pointedTo);
+    const living = eb
+      .selectFrom('persons')
+      .select('persons.id')
+      .where('persons.team_id', '=', task.team_id)
+      .where('persons.id', 'in', pointedTo);
     return eb.and([
       eb('events.team_id', '=', task.team_id),
       eb.or([
@@ -114,7 +129,11 @@ function eventsOfTask(task: PendingDeletion) {
 
 /** Deletes at most `limit` of the task's events; one bounded statement, so no giant lock. */
 export async function deleteEventsChunk(db: Db, task: PendingDeletion, limit: number): Promise<number> {
-  const doomed = db.selectFrom('events').select(['events.distinct_id', 'events.id']).where(eventsOfTask(task)).limit(limit);
+  const doomed = db
+    .selectFrom('events')
+    .select(['events.distinct_id', 'events.id'])
+    .where(eventsOfTask(task))
+    .limit(limit);
   const result = await db
     .deleteFrom('events')
     .where('events.team_id', '=', task.team_id)
@@ -130,7 +149,12 @@ export async function hasEventsLeft(db: Db, task: PendingDeletion): Promise<bool
 }
 
 /** Adds a chunk's count to the task; `verifiedAt` marks it done. Returns the task's total. */
-export async function recordDeletionProgress(db: Db, task: PendingDeletion, deleted: number, verifiedAt: Date | null): Promise<number> {
+export async function recordDeletionProgress(
+  db: Db,
+  task: PendingDeletion,
+  deleted: number,
+  verifiedAt: Date | null,
+): Promise<number> {
   const row = await db
     .updateTable('deletion_tasks')
     .set((eb) => ({
@@ -149,7 +173,9 @@ export const DELETION_LOCK_KEY = 7_241_006;
 
 /** Takes the batch's session-level lock on this connection, unless another session holds it. */
 export async function tryDeletionLock(conn: Db): Promise<boolean> {
-  const locked = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${DELETION_LOCK_KEY}::bigint) as locked`.execute(conn);
+  const locked = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_lock(${DELETION_LOCK_KEY}::bigint) as locked`.execute(conn);
   return locked.rows[0]?.locked ?? false;
 }
 

@@ -10,24 +10,42 @@ export const DeletionStatusQuery = Type.Object({
   ...PageQuery.properties,
   // Checked by statusFilterOf, so the 400 names the value given (Ajv is not run verbose here).
   status: Type.Optional(Type.String({ description: '`pending` (not run yet), `completed`, or `all` (the default).' })),
-  person_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'Only the tasks of the person with this uuid (which may be deleted already).' })),
+  person_uuid: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'Only the tasks of the person with this uuid (which may be deleted already).',
+    }),
+  ),
 });
 export type DeletionStatusQueryWire = Static<typeof DeletionStatusQuery>;
-
 
 export const DeletionTask = Type.Object(
   {
     id: Type.Integer(),
-    person_id: Type.Integer({ description: 'The deleted person\'s integer id.' }),
-    person_uuid: Type.String({ format: 'uuid', description: 'The deleted person\'s uuid.' }),
-    distinct_ids: Type.Array(Type.String(), { description: 'The distinct ids the person had: their events are deleted too.' }),
-    status: Type.Enum([...DELETION_STATUSES], { description: '`pending` until the deletion batch has run it, then `completed`.' }),
+    person_id: Type.Integer({ description: "The deleted person's integer id." }),
+    person_uuid: Type.String({ format: 'uuid', description: "The deleted person's uuid." }),
+    distinct_ids: Type.Array(Type.String(), {
+      description: 'The distinct ids the person had: their events are deleted too.',
+    }),
+    status: Type.Enum([...DELETION_STATUSES], {
+      description: '`pending` until the deletion batch has run it, then `completed`.',
+    }),
     created_at: DateTimeOf('When the deletion was asked for.'),
-    delete_verified_at: Nullable(Type.String({ format: 'date-time' }), 'When the batch deleted the events; null while pending.'),
+    delete_verified_at: Nullable(
+      Type.String({ format: 'date-time' }),
+      'When the batch deleted the events; null while pending.',
+    ),
     events_deleted: Type.Integer({ description: 'How many events the batch deleted.' }),
-    created_by: Nullable(Type.Object({ first_name: Type.String(), email: Type.String() }), 'Who asked for it (the key\'s user).'),
+    created_by: Nullable(
+      Type.Object({ first_name: Type.String(), email: Type.String() }),
+      "Who asked for it (the key's user).",
+    ),
   },
-  { title: 'DeletionTask', description: 'A queued deletion of a deleted person\'s events (asked with `delete_events=true`), run by the weekly batch (Sunday 05:00 UTC by default).' },
+  {
+    title: 'DeletionTask',
+    description:
+      "A queued deletion of a deleted person's events (asked with `delete_events=true`), run by the weekly batch (Sunday 05:00 UTC by default).",
+  },
 );
 export type DeletionTaskWire = Static<typeof DeletionTask>;
 

@@ -38,13 +38,23 @@ export async function listMembers(
   return { count, members: memberships.map((membership) => ({ membership, user: byId.get(membership.user_id)! })) };
 }
 
-export async function findMemberByUserUuid(db: Db, organizationId: string, userUuid: string): Promise<Member | undefined> {
+export async function findMemberByUserUuid(
+  db: Db,
+  organizationId: string,
+  userUuid: string,
+): Promise<Member | undefined> {
   const user = await findUserByUuid(db, userUuid);
   const membership = user && (await findMembership(db, organizationId, user.id));
   return user && membership ? { membership, user } : undefined;
 }
 
-export function updateMemberLevel(db: Db, organizationId: string, membershipId: string, level: number, now: Date): Promise<MembershipRow> {
+export function updateMemberLevel(
+  db: Db,
+  organizationId: string,
+  membershipId: string,
+  level: number,
+  now: Date,
+): Promise<MembershipRow> {
   return db
     .updateTable('organization_memberships')
     .set({ level, updated_at: now })
@@ -56,12 +66,22 @@ export function updateMemberLevel(db: Db, organizationId: string, membershipId: 
 
 /** Role memberships of that organization go with it (foreign key cascade). */
 export async function deleteMember(db: Db, organizationId: string, membershipId: string): Promise<void> {
-  await db.deleteFrom('organization_memberships').where('organization_id', '=', organizationId).where('id', '=', membershipId).execute();
+  await db
+    .deleteFrom('organization_memberships')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', membershipId)
+    .execute();
 }
 
 /** Locks the organization's owner memberships until the transaction ends. */
 export async function lockOwners(db: Db, organizationId: string): Promise<void> {
-  await db.selectFrom('organization_memberships').select('id').where('organization_id', '=', organizationId).where('level', '=', 15).forUpdate().execute();
+  await db
+    .selectFrom('organization_memberships')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('level', '=', 15)
+    .forUpdate()
+    .execute();
 }
 
 export async function countOwners(db: Db, organizationId: string): Promise<number> {

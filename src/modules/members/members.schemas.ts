@@ -7,9 +7,13 @@ export const MEMBERSHIP_LEVELS = [1, 8, 15] as const;
 const LEVEL_NAMES = { 1: 'member', 8: 'admin', 15: 'owner' } as const;
 
 // The titles name each choice in the refusal of any other value (and in the API document).
-export const MembershipLevel = Type.Union(MEMBERSHIP_LEVELS.map((level) => Type.Literal(level, { title: LEVEL_NAMES[level] })), {
-  description: '1 member, 8 admin, 15 owner. Only an owner makes an owner or changes an owner\'s level; nobody changes their own.',
-});
+export const MembershipLevel = Type.Union(
+  MEMBERSHIP_LEVELS.map((level) => Type.Literal(level, { title: LEVEL_NAMES[level] })),
+  {
+    description:
+      "1 member, 8 admin, 15 owner. Only an owner makes an owner or changes an owner's level; nobody changes their own.",
+  },
+);
 
 export const MemberParams = Type.Object({
   organization_id: ORGANIZATION_ID,
@@ -17,7 +21,11 @@ export const MemberParams = Type.Object({
 });
 
 export const AddMemberBody = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 254, description: 'The user to add, by e-mail (ignoring case); a new user is created when there is none.' }),
+  email: Type.String({
+    format: 'email',
+    maxLength: 254,
+    description: 'The user to add, by e-mail (ignoring case); a new user is created when there is none.',
+  }),
   first_name: Type.Optional(Type.String({ maxLength: 150, description: 'For a new user.' })),
   last_name: Type.Optional(Type.String({ maxLength: 150, description: 'For a new user.' })),
   level: Type.Optional(MembershipLevel),

@@ -12,7 +12,15 @@ import { serializeMember } from '../../wire/serializers.ts';
 import { OWNER_LEVEL } from '../access/access.service.ts';
 import { findMembership, insertMembership } from '../organizations/organizations.repository.ts';
 import { findOrCreateUser } from '../users/users.repository.ts';
-import { countOwners, deleteMember, findMemberByUserUuid, listMembers, lockOwners, updateMemberLevel, type Member } from './members.repository.ts';
+import {
+  countOwners,
+  deleteMember,
+  findMemberByUserUuid,
+  listMembers,
+  lockOwners,
+  updateMemberLevel,
+  type Member,
+} from './members.repository.ts';
 import type { OrganizationMemberWire } from './members.schemas.ts';
 
 export interface NewMember {
@@ -37,7 +45,10 @@ const insufficient = () => permissionDenied('Your organization access level is i
 const wireOf = (member: Member) => serializeMember(member.membership, member.user);
 
 /** The organization's members in joined order. */
-export async function listMembersPage(deps: Deps, input: { organizationId: string; page: PageRequest }): Promise<{ count: number; results: OrganizationMemberWire[] }> {
+export async function listMembersPage(
+  deps: Deps,
+  input: { organizationId: string; page: PageRequest },
+): Promise<{ count: number; results: OrganizationMemberWire[] }> {
   const { count, members } = await listMembers(deps.db, input.organizationId, input.page);
   return { count, results: members.map(wireOf) };
 }
@@ -45,11 +56,16 @@ export async function listMembersPage(deps: Deps, input: { organizationId: strin
 /** Creates the user when the e-mail is new (names apply only then) and makes them a member. */
 export async function addMember(deps: Deps, input: NewMember): Promise<OrganizationMemberWire> {
   // An owner's level is given only by an owner, on joining as on a change.
-  if (input.level === OWNER_LEVEL && input.callerMembership && input.callerMembership.level !== OWNER_LEVEL) throw insufficient();
+  if (input.level === OWNER_LEVEL && input.callerMembership && input.callerMembership.level !== OWNER_LEVEL)
+    throw insufficient();
   const now = deps.clock.now();
   try {
     return await inTransaction(deps.db, async (trx) => {
-      const { user } = await findOrCreateUser(trx, { email: input.email.trim(), first_name: input.firstName, last_name: input.lastName }, now);
+      const { user } = await findOrCreateUser(
+        trx,
+        { email: input.email.trim(), first_name: input.firstName, last_name: input.lastName },
+        now,
+      );
       if (await findMembership(trx, input.organizationId, user.id)) throw alreadyMember();
       const membership = await insertMembership(trx, input.organizationId, user.id, input.level ?? 1, now);
       return wireOf({ membership, user });
@@ -67,14 +83,25 @@ async function findTarget(db: Db, organizationId: string, userUuid: string): Pro
   return member;
 }
 
-export async function changeMemberLevel(deps: Deps, input: MemberTarget & { level: number }): Promise<OrganizationMemberWire> {
+export async function changeMemberLevel(
+  deps: Deps,
+  input: MemberTarget & { level: number },
+): Promise<OrganizationMemberWire> {
   const { callerMembership: caller, level } = input;
   const target = await findTarget(deps.db, caller.organization_id, input.userUuid);
   if (target.membership.id === caller.id) throw permissionDenied("You can't change your own access level.");
-  if ((target.membership.level === OWNER_LEVEL || level === OWNER_LEVEL) && caller.level !== OWNER_LEVEL) throw insufficient();
+  if ((target.membership.level === OWNER_LEVEL || level === OWNER_LEVEL) && caller.level !== OWNER_LEVEL)
+    throw insufficient();
   return inTransaction(deps.db, async (trx) => {
-    if (target.membership.level === OWNER_LEVEL && level !== OWNER_LEVEL) await ensureAnotherOwner(trx, caller.organization_id);
-    const membership = await updateMemberLevel(trx, caller.organization_id, target.membership.id, level, deps.clock.now());
+    if (target.membership.level === OWNER_LEVEL && level !== OWNER_LEVEL)
+      await ensureAnotherOwner(trx, caller.organization_id);
+    const membership = await updateMemberLevel(
+      trx,
+      caller.organization_id,
+      target.membership.id,
+      level,
+      deps.clock.now(),
+    );
     return wireOf({ membership, user: target.user });
   });
 }

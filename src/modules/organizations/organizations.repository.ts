@@ -12,10 +12,23 @@ export function insertOrganization(db: Db, input: { name: string }, now: Date): 
     .executeTakeFirstOrThrow();
 }
 
-export function insertMembership(db: Db, organizationId: string, userId: number, level: number, now: Date): Promise<MembershipRow> {
+export function insertMembership(
+  db: Db,
+  organizationId: string,
+  userId: number,
+  level: number,
+  now: Date,
+): Promise<MembershipRow> {
   return db
     .insertInto('organization_memberships')
-    .values({ organization_id: organizationId, id: crypto.randomUUID(), user_id: userId, level, joined_at: now, updated_at: now })
+    .values({
+      organization_id: organizationId,
+      id: crypto.randomUUID(),
+      user_id: userId,
+      level,
+      joined_at: now,
+      updated_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -51,7 +64,14 @@ export async function listOrganizationsOfUser(
   if (onlyIds) base = base.where('o.id', 'in', onlyIds.length > 0 ? onlyIds : ['00000000-0000-0000-0000-000000000000']);
   const [{ count }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-    base.selectAll('o').select('m.level').orderBy('m.joined_at').orderBy('o.id').limit(page.limit).offset(page.offset).execute(),
+    base
+      .selectAll('o')
+      .select('m.level')
+      .orderBy('m.joined_at')
+      .orderBy('o.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
   ]);
   return { count, rows };
 }

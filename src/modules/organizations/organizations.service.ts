@@ -20,13 +20,25 @@ export function serializeOrganization(organization: OrganizationRow, level: numb
 }
 
 /** The organizations the actor belongs to (those its key may reach), in joined order. */
-export async function listOrganizationsPage(deps: Deps, actor: Actor, input: { page: PageRequest }): Promise<{ count: number; results: OrganizationWire[] }> {
-  const { count, rows } = await listOrganizationsOfUser(deps.db, actor.user.id, input.page, actor.key.scoped_organizations);
+export async function listOrganizationsPage(
+  deps: Deps,
+  actor: Actor,
+  input: { page: PageRequest },
+): Promise<{ count: number; results: OrganizationWire[] }> {
+  const { count, rows } = await listOrganizationsOfUser(
+    deps.db,
+    actor.user.id,
+    input.page,
+    actor.key.scoped_organizations,
+  );
   return { count, results: rows.map((row) => serializeOrganization(row, row.level)) };
 }
 
 /** Creates an organization with the user as its owner. */
-export async function createOrganization(deps: Deps, input: { name: string; ownerId: number }): Promise<OrganizationWire> {
+export async function createOrganization(
+  deps: Deps,
+  input: { name: string; ownerId: number },
+): Promise<OrganizationWire> {
   const name = input.name.trim();
   if (!name) throw validationError('This field may not be blank.', 'name', 'blank');
   const now = deps.clock.now();

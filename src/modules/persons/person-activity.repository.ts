@@ -36,7 +36,17 @@ export async function listPersonActivity(
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     base
       .leftJoin('users as u', 'u.id', 'a.user_id')
-      .select(['a.id', 'a.activity', 'a.scope', 'a.item_id', 'a.detail', 'a.created_at', 'a.user_id', 'u.first_name', 'u.email'])
+      .select([
+        'a.id',
+        'a.activity',
+        'a.scope',
+        'a.item_id',
+        'a.detail',
+        'a.created_at',
+        'a.user_id',
+        'u.first_name',
+        'u.email',
+      ])
       .orderBy('a.created_at', 'desc')
       .orderBy('a.id', 'desc')
       .limit(page.limit)
@@ -49,7 +59,8 @@ export async function listPersonActivity(
       const detail = (row.detail ?? {}) as Record<string, unknown>;
       return {
         id: row.id,
-        user: row.user_id !== null && row.email !== null ? { first_name: row.first_name ?? '', email: row.email } : null,
+        user:
+          row.user_id !== null && row.email !== null ? { first_name: row.first_name ?? '', email: row.email } : null,
         activity: row.activity,
         scope: row.scope,
         item_id: row.item_id,
@@ -61,11 +72,23 @@ export async function listPersonActivity(
 }
 
 /** One `merged` entry for each merge, on the person the others were merged into. */
-export async function recordPersonMerges(db: Db, project: TeamRow, merges: PersonMerge[], userId: number | null, now: Date): Promise<void> {
+export async function recordPersonMerges(
+  db: Db,
+  project: TeamRow,
+  merges: PersonMerge[],
+  userId: number | null,
+  now: Date,
+): Promise<void> {
   await recordActivities(
     db,
     merges.map((merge) => {
-      const change = { type: 'Person', action: 'merged', field: null, before: null, after: { distinct_ids: merge.distinctIds } };
+      const change = {
+        type: 'Person',
+        action: 'merged',
+        field: null,
+        before: null,
+        after: { distinct_ids: merge.distinctIds },
+      };
       return personActivity(project, merge.person, 'merged', [change], userId);
     }),
     now,

@@ -15,7 +15,9 @@ export function personRefOf(raw: string): PersonRef | null {
   if (isUuid(value)) return { uuid: value.toLowerCase() };
   if (COMPACT.test(value)) {
     const hex = value.toLowerCase();
-    return { uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+    return {
+      uuid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    };
   }
   return null;
 }

@@ -46,23 +46,47 @@ async function changePerson(
     const { merges } = await ingestEvents(deps, trx, project, [eventOf(firstDistinctId(before))]);
     await recordPersonMerges(trx, project, merges, actor.user.id, deps.clock.now());
     const after = await reload(trx, project.id, id);
-    await recordActivity(trx, personActivity(project, after, activity, changesOf(before, after), actor.user.id), deps.clock.now());
+    await recordActivity(
+      trx,
+      personActivity(project, after, activity, changesOf(before, after), actor.user.id),
+      deps.clock.now(),
+    );
     return serializePerson(after);
   });
 }
 
 /** `$set` of the given properties; one `updated` entry with a change per key whose value changed. */
-export function setPersonProperties(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; properties: Record<string, unknown> }): Promise<PersonWire> {
+export function setPersonProperties(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; id: string; properties: Record<string, unknown> },
+): Promise<PersonWire> {
   const { properties } = input;
-  return changePerson(deps, actor, input, 'updated', (distinctId) => ({ event: '$set', distinct_id: distinctId, properties: { $set: properties } }), (before, after) =>
-    Object.keys(properties)
-      .filter((key) => !isDeepStrictEqual(before.properties[key], after.properties[key]))
-      .map((key) => ({ type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: after.properties[key] ?? null })),
+  return changePerson(
+    deps,
+    actor,
+    input,
+    'updated',
+    (distinctId) => ({ event: '$set', distinct_id: distinctId, properties: { $set: properties } }),
+    (before, after) =>
+      Object.keys(properties)
+        .filter((key) => !isDeepStrictEqual(before.properties[key], after.properties[key]))
+        .map((key) => ({
+          type: 'Person',
+          action: 'changed',
+          field: key,
+          before: before.properties[key] ?? null,
+          after: after.properties[key] ?? null,
+        })),
   );
 }
 
 /** `$delete_person_property` with `{"$unset": [key]}`; one `delete_property` entry. */
-export function unsetPersonProperty(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; key: string }): Promise<PersonWire> {
+export function unsetPersonProperty(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; id: string; key: string },
+): Promise<PersonWire> {
   const { key } = input;
   return changePerson(
     deps,
@@ -70,6 +94,8 @@ export function unsetPersonProperty(deps: Deps, actor: Actor, input: { project: 
     input,
     'delete_property',
     (distinctId) => ({ event: '$delete_person_property', distinct_id: distinctId, properties: { $unset: [key] } }),
-    (before) => [{ type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: null }],
+    (before) => [
+      { type: 'Person', action: 'changed', field: key, before: before.properties[key] ?? null, after: null },
+    ],
   );
 }

@@ -10,7 +10,12 @@ const VALUES_SAMPLE = 100_000;
 const VALUES_LIMIT = 20;
 
 /** Top values of a property by number of persons; values of different JSON types stay apart. */
-export async function topPropertyValues(db: Db, teamId: number, key: string, substring?: string): Promise<{ name: unknown; count: number }[]> {
+export async function topPropertyValues(
+  db: Db,
+  teamId: number,
+  key: string,
+  substring?: string,
+): Promise<{ name: unknown; count: number }[]> {
   const narrow = substring ? sql`and (s.v #>> '{}') ilike ${containsPattern(substring)}::text` : sql``;
   const result = await sql<{ name: unknown; count: number }>`
     select s.v as name, count(*)::bigint as count
@@ -44,10 +49,14 @@ export interface TimelineQuery {
 
 /** A point at the first event and wherever one of the crucial properties changes; each counts the events until the next. */
 export async function propertiesTimeline(db: Db, query: TimelineQuery): Promise<TimelinePoint[]> {
-  const state = query.crucialKeys.length > 0
-    ? sql`jsonb_build_array(${sql.join(query.crucialKeys.map((key) => sql`e.person_properties -> ${key}::text`))})`
-    : sql`'[]'::jsonb`;
-  const names = query.eventNames.length > 0 ? sql`and e.event in (${sql.join(query.eventNames.map((name) => sql`${name}::text`))})` : sql``;
+  const state =
+    query.crucialKeys.length > 0
+      ? sql`jsonb_build_array(${sql.join(query.crucialKeys.map((key) => sql`e.person_properties -> ${key}::text`))})`
+      : sql`'[]'::jsonb`;
+  const names =
+    query.eventNames.length > 0
+      ? sql`and e.event in (${sql.join(query.eventNames.map((name) => sql`${name}::text`))})`
+      : sql``;
   const result = await sql<{ timestamp: Date; properties: JsonObject; relevant_event_count: number }>`
     with ev as (
       select e.id, e.timestamp, e.person_properties, ${state} as state

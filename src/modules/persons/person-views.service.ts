@@ -10,7 +10,12 @@ import { listCohortsHolding } from '../cohorts/cohorts.service.ts';
 import type { PersonCohortWire } from '../cohorts/cohorts.schemas.ts';
 import { listPersonActivity, type PersonActivityEntry } from './person-activity.repository.ts';
 import { parsePersonRef } from './person-ref.ts';
-import { firstEventTime, propertiesTimeline, topPropertyValues, type TimelinePoint } from './person-views.repository.ts';
+import {
+  firstEventTime,
+  propertiesTimeline,
+  topPropertyValues,
+  type TimelinePoint,
+} from './person-views.repository.ts';
 import { findPersonRow } from './persons.repository.ts';
 import type { TimelineQueryInput } from './persons.schemas.ts';
 import { requirePerson } from './persons.service.ts';
@@ -22,16 +27,26 @@ export async function listPersonActivityPage(
 ): Promise<{ count: number; results: PersonActivityEntry[] }> {
   const { project } = input;
   const itemId = input.id === undefined ? undefined : String((await requirePerson(deps.db, project, input.id)).id);
-  return listPersonActivity(deps.db, { organizationId: project.organization_id, teamId: project.id, itemId }, input.page);
+  return listPersonActivity(
+    deps.db,
+    { organizationId: project.organization_id, teamId: project.id, itemId },
+    input.page,
+  );
 }
 
 /** The most common values of a property; as the platform: no key, no values. */
-export async function listPropertyValues(deps: Deps, input: { project: TeamRow; key?: string; value?: string }): Promise<{ name: unknown; count: number }[]> {
+export async function listPropertyValues(
+  deps: Deps,
+  input: { project: TeamRow; key?: string; value?: string },
+): Promise<{ name: unknown; count: number }[]> {
   return input.key ? topPropertyValues(deps.db, input.project.id, input.key, input.value) : [];
 }
 
 /** The cohorts holding the person named by `personId` (an id or uuid). */
-export async function listPersonCohorts(deps: Deps, input: { project: TeamRow; personId?: string }): Promise<PersonCohortWire[]> {
+export async function listPersonCohorts(
+  deps: Deps,
+  input: { project: TeamRow; personId?: string },
+): Promise<PersonCohortWire[]> {
   const raw = input.personId;
   if (raw === undefined || raw === '') throw requiredError('person_id');
   const person = await findPersonRow(deps.db, input.project.id, parsePersonRef(raw, 'person_id'));
@@ -65,7 +80,10 @@ function eventNamesOf(raw: string | undefined): string[] {
   }
   if (!Array.isArray(parsed)) throw validationError('Events must be a JSON list.', 'events');
   return parsed.map((entity) => {
-    const name = typeof entity === 'string' ? entity : (entity as { id?: unknown; name?: unknown } | null)?.id ?? (entity as { name?: unknown } | null)?.name;
+    const name =
+      typeof entity === 'string'
+        ? entity
+        : ((entity as { id?: unknown; name?: unknown } | null)?.id ?? (entity as { name?: unknown } | null)?.name);
     if (typeof name !== 'string') throw validationError('Each event needs an id (the event name).', 'events');
     return name;
   });
@@ -84,20 +102,37 @@ export interface PropertiesTimeline {
 }
 
 /** The person's properties at its first event in the range and wherever a crucial property (of the filter or breakdown) changed. */
-export async function getPropertiesTimeline(deps: Deps, input: { project: TeamRow; id: string; query: TimelineQueryInput }): Promise<PropertiesTimeline> {
+export async function getPropertiesTimeline(
+  deps: Deps,
+  input: { project: TeamRow; id: string; query: TimelineQueryInput },
+): Promise<PropertiesTimeline> {
   const { project, query } = input;
   const now = deps.clock.now();
   const eventNames = eventNamesOf(query.events);
   const keys = new Set<string>();
-  if (query.properties !== undefined && query.properties !== '') personKeysOf(parsePropertyFilter(query.properties), keys);
+  if (query.properties !== undefined && query.properties !== '')
+    personKeysOf(parsePropertyFilter(query.properties), keys);
   if (query.breakdown && (query.breakdown_type ?? 'event') === 'person') keys.add(query.breakdown);
   const crucialKeys = [...keys].sort();
   const person = await requirePerson(deps.db, project, input.id);
   const to = parseDate(query.date_to, 'date_to', now) ?? now;
-  let from = parseDate(query.date_from, 'date_from', now) ?? (await firstEventTime(deps.db, project.id, person.id)) ?? to;
+  let from =
+    parseDate(query.date_from, 'date_from', now) ?? (await firstEventTime(deps.db, project.id, person.id)) ?? to;
   if (from.getTime() > to.getTime()) from = to;
   // Equal bounds are widened by one interval (a day), as the platform does.
   const effectiveTo = from.getTime() === to.getTime() ? new Date(from.getTime() + DAY_MS - 1) : to;
-  const points = await propertiesTimeline(deps.db, { teamId: project.id, personId: person.id, from, to: effectiveTo, eventNames, crucialKeys });
-  return { points, crucial_property_keys: crucialKeys, effective_date_from: from.toISOString(), effective_date_to: effectiveTo.toISOString() };
+  const points = await propertiesTimeline(deps.db, {
+    teamId: project.id,
+    personId: person.id,
+    from,
+    to: effectiveTo,
+    eventNames,
+    crucialKeys,
+  });
+  return {
+    points,
+    crucial_property_keys: crucialKeys,
+    effective_date_from: from.toISOString(),
+    effective_date_to: effectiveTo.toISOString(),
+  };
 }

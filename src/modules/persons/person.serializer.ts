@@ -25,7 +25,8 @@ const ANONYMOUS_ID = /^([a-z0-9]+-){4}([a-z0-9]+)$/;
 export function personName(person: Pick<PersonRecord, 'id' | 'properties' | 'distinct_ids'>): string {
   for (const key of NAME_PROPERTIES) {
     const value = person.properties[key];
-    if (value !== undefined && value !== null && value !== '') return typeof value === 'string' ? value : JSON.stringify(value);
+    if (value !== undefined && value !== null && value !== '')
+      return typeof value === 'string' ? value : JSON.stringify(value);
   }
   const named = person.distinct_ids.find((id) => !ANONYMOUS_ID.test(id));
   return named ?? person.distinct_ids[0] ?? String(person.id);

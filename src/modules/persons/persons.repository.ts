@@ -53,7 +53,12 @@ export async function loadDistinctIds(db: Db, teamId: number, personIds: number[
 export async function loadPersons(db: Db, teamId: number, personIds: number[]): Promise<PersonRecord[]> {
   if (personIds.length === 0) return [];
   const [rows, distinctIds] = await Promise.all([
-    db.selectFrom('persons').select(['id', 'uuid', 'properties', 'created_at']).where('team_id', '=', teamId).where('id', 'in', personIds).execute(),
+    db
+      .selectFrom('persons')
+      .select(['id', 'uuid', 'properties', 'created_at'])
+      .where('team_id', '=', teamId)
+      .where('id', 'in', personIds)
+      .execute(),
     loadDistinctIds(db, teamId, personIds),
   ]);
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -76,12 +81,16 @@ export async function findPerson(db: Db, teamId: number, ref: PersonRef): Promis
 function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [sql<SqlBool>`p.team_id = ${teamId}::integer`];
   if (filters.distinctId !== undefined) {
-    conditions.push(sql<SqlBool>`p.id in (select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${filters.distinctId}::text)`);
+    conditions.push(
+      sql<SqlBool>`p.id in (select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${filters.distinctId}::text)`,
+    );
   }
   // Spelled as the index persons_email is, so the planner uses it.
   if (filters.email !== undefined) {
     // The prefix comparison is what the persons_email index holds; the full one decides.
-    conditions.push(sql<SqlBool>`left(p.properties ->> 'email', 200) = left(${filters.email}::text, 200) and (p.properties ->> 'email') = ${filters.email}::text`);
+    conditions.push(
+      sql<SqlBool>`left(p.properties ->> 'email', 200) = left(${filters.email}::text, 200) and (p.properties ->> 'email') = ${filters.email}::text`,
+    );
   }
   if (filters.search !== undefined) conditions.push(searchCondition(teamId, filters.search));
   if (filters.properties) {
@@ -104,14 +113,22 @@ function searchCondition(teamId: number, term: string): Expression<SqlBool> {
 }
 
 export const hasPersonFilters = (filters: PersonFilters) =>
-  filters.distinctId !== undefined || filters.email !== undefined || filters.search !== undefined || filters.properties !== undefined;
+  filters.distinctId !== undefined ||
+  filters.email !== undefined ||
+  filters.search !== undefined ||
+  filters.properties !== undefined;
 
 function whereAll(conditions: Expression<SqlBool>[]) {
   return sql.join(conditions, sql` and `);
 }
 
 /** One page of persons with their distinct ids (attached after the page is cut, so offset rows cost nothing more). */
-export async function listPersons(db: Db, teamId: number, filters: PersonFilters, page: PageRequest): Promise<PersonRecord[]> {
+export async function listPersons(
+  db: Db,
+  teamId: number,
+  filters: PersonFilters,
+  page: PageRequest,
+): Promise<PersonRecord[]> {
   const query = sql<PersonRecord>`
     select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
     from (
@@ -128,7 +145,10 @@ export async function listPersons(db: Db, teamId: number, filters: PersonFilters
 }
 
 const isDistinctIdLookup = (filters: PersonFilters) =>
-  filters.distinctId !== undefined && filters.email === undefined && filters.search === undefined && filters.properties === undefined;
+  filters.distinctId !== undefined &&
+  filters.email === undefined &&
+  filters.search === undefined &&
+  filters.properties === undefined;
 
 /** The person's distinct ids in the order they were attached, for a row aliased `person`. */
 const distinctIdsOf = (teamId: number, person: 'l' | 'p') =>
@@ -139,7 +159,9 @@ const FOLD_THRESHOLD = 1000;
 /** Exact count; without filters, the maintained team counter (migration 0004) instead of a scan. */
 export async function countPersons(db: Db, teamId: number, filters: PersonFilters): Promise<number> {
   if (!hasPersonFilters(filters)) return countAllPersons(db, teamId);
-  const result = await sql<{ n: number }>`select count(*)::bigint as n from persons p where ${whereAll(conditionsOf(teamId, filters))}`.execute(db);
+  const result = await sql<{
+    n: number;
+  }>`select count(*)::bigint as n from persons p where ${whereAll(conditionsOf(teamId, filters))}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
 
@@ -173,7 +195,11 @@ interface CountedRow extends Omit<PersonRecord, 'id'> {
  * list, a round trip and a statement fewer than the count and the page apart. A page past the end
  * is one row of the count alone.
  */
-export async function listAllPersonsCounted(db: Db, teamId: number, page: PageRequest): Promise<{ count: number; persons: PersonRecord[] }> {
+export async function listAllPersonsCounted(
+  db: Db,
+  teamId: number,
+  page: PageRequest,
+): Promise<{ count: number; persons: PersonRecord[] }> {
   const query = sql<CountedRow>`
     select c.n, c.pending, l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
     from (${personCountSql(teamId)}) c
@@ -187,7 +213,9 @@ export async function listAllPersonsCounted(db: Db, teamId: number, page: PageRe
   const rows = await runPrepared(db, query.compile(db));
   if (rows.length === 0) return { count: 0, persons: [] };
   await foldWhenPending(db, teamId, rows[0].pending);
-  const persons = rows.flatMap(({ id, uuid, properties, created_at, distinct_ids }) => (id === null ? [] : [{ id, uuid, properties, created_at, distinct_ids }]));
+  const persons = rows.flatMap(({ id, uuid, properties, created_at, distinct_ids }) =>
+    id === null ? [] : [{ id, uuid, properties, created_at, distinct_ids }],
+  );
   return { count: Number(rows[0].n), persons };
 }
 
@@ -203,7 +231,10 @@ export async function foldPersonCount(db: Db, teamId: number): Promise<void> {
       with folded as (delete from person_count_deltas where team_id = ${teamId}::integer returning delta)
       select sum(delta) as total from folded`.execute(trx);
     const total = Number(rows[0]?.total ?? 0);
-    if (total !== 0) await sql`update teams set person_count = person_count + ${total}::bigint where id = ${teamId}::integer`.execute(trx);
+    if (total !== 0)
+      await sql`update teams set person_count = person_count + ${total}::bigint where id = ${teamId}::integer`.execute(
+        trx,
+      );
   });
 }
 
@@ -216,12 +247,24 @@ export interface PersonCursor {
  * Every matching person, newest first, in keyset chunks (constant memory for exports); with
  * `upTo`, only persons at or before that one in this order (a second pass sees what the first saw).
  */
-export async function* iteratePersons(db: Db, teamId: number, filters: PersonFilters, upTo: PersonCursor | null = null, chunkSize = 1000): AsyncGenerator<PersonRecord[]> {
+export async function* iteratePersons(
+  db: Db,
+  teamId: number,
+  filters: PersonFilters,
+  upTo: PersonCursor | null = null,
+  chunkSize = 1000,
+): AsyncGenerator<PersonRecord[]> {
   let after: PersonCursor | null = null;
   for (;;) {
     const conditions = conditionsOf(teamId, filters);
-    if (upTo) conditions.push(sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`);
-    if (after) conditions.push(sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`);
+    if (upTo)
+      conditions.push(
+        sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`,
+      );
+    if (after)
+      conditions.push(
+        sql<SqlBool>`(p.created_at, p.id) < (${after.created_at.toISOString()}::timestamptz, ${after.id}::bigint)`,
+      );
     const result = await sql<PersonRecord>`
       select l.id, l.uuid, l.properties, l.created_at, ${distinctIdsOf(teamId, 'l')} as distinct_ids
       from (
@@ -240,7 +283,8 @@ export async function* iteratePersons(db: Db, teamId: number, filters: PersonFil
 
 /** The newest matching person's place in the list order, or null when none match. */
 export async function newestPersonCursor(db: Db, teamId: number, filters: PersonFilters): Promise<PersonCursor | null> {
-  const result = await sql<PersonCursor>`select p.created_at, p.id from persons p where ${whereAll(conditionsOf(teamId, filters))}
+  const result =
+    await sql<PersonCursor>`select p.created_at, p.id from persons p where ${whereAll(conditionsOf(teamId, filters))}
     order by p.created_at desc, p.id desc limit 1`.execute(db);
   return result.rows[0] ?? null;
 }
@@ -250,8 +294,16 @@ export async function newestPersonCursor(db: Db, teamId: number, filters: Person
  * every leaf path of their properties (`a.b.0`, as the CSV flattening names them) and the most
  * distinct ids one of them has.
  */
-export async function personColumnShape(db: Db, teamId: number, filters: PersonFilters, upTo: PersonCursor): Promise<{ propertyPaths: string[]; maxDistinctIds: number }> {
-  const conditions = [...conditionsOf(teamId, filters), sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`];
+export async function personColumnShape(
+  db: Db,
+  teamId: number,
+  filters: PersonFilters,
+  upTo: PersonCursor,
+): Promise<{ propertyPaths: string[]; maxDistinctIds: number }> {
+  const conditions = [
+    ...conditionsOf(teamId, filters),
+    sql<SqlBool>`(p.created_at, p.id) <= (${upTo.created_at.toISOString()}::timestamptz, ${upTo.id}::bigint)`,
+  ];
   const paths = await sql<{ path: string }>`
     with recursive walk(path, value) as (
       select e.key, e.value from persons p cross join lateral jsonb_each(p.properties) e where ${whereAll(conditions)}
@@ -274,18 +326,40 @@ export async function personColumnShape(db: Db, teamId: number, filters: PersonF
 }
 
 /** Persons of the project matching any of the uuids/ids or owning any of the distinct ids. */
-export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonRef[], distinctIds: string[]): Promise<number[]> {
+export async function findPersonIdsForBulk(
+  db: Db,
+  teamId: number,
+  refs: PersonRef[],
+  distinctIds: string[],
+): Promise<number[]> {
   const ids = refs.flatMap((ref) => ('id' in ref ? [ref.id] : []));
   const uuids = refs.flatMap((ref) => ('uuid' in ref ? [ref.uuid.toLowerCase()] : []));
   const found = new Set<number>();
   if (ids.length > 0) {
-    for (const row of await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('id', 'in', ids).execute()) found.add(row.id);
+    for (const row of await db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where('id', 'in', ids)
+      .execute())
+      found.add(row.id);
   }
   if (uuids.length > 0) {
-    for (const row of await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', 'in', uuids).execute()) found.add(row.id);
+    for (const row of await db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where('uuid', 'in', uuids)
+      .execute())
+      found.add(row.id);
   }
   if (distinctIds.length > 0) {
-    const rows = await db.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', 'in', distinctIds).execute();
+    const rows = await db
+      .selectFrom('person_distinct_ids')
+      .select('person_id')
+      .where('team_id', '=', teamId)
+      .where('distinct_id', 'in', distinctIds)
+      .execute();
     // A placeholder (person_id null: an id of personless events only) names no person.
     for (const row of rows) if (row.person_id !== null) found.add(row.person_id);
   }
@@ -295,22 +369,43 @@ export async function findPersonIdsForBulk(db: Db, teamId: number, refs: PersonR
 /** Deletes persons (their distinct ids and static cohort rows cascade); events stay. */
 export async function deletePersonRows(db: Db, teamId: number, personIds: number[]): Promise<number> {
   if (personIds.length === 0) return 0;
-  const result = await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', 'in', personIds).executeTakeFirst();
+  const result = await db
+    .deleteFrom('persons')
+    .where('team_id', '=', teamId)
+    .where('id', 'in', personIds)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** Locks the person's row, so a concurrent split or merge waits for the caller's transaction. */
 export async function lockPerson(db: Db, teamId: number, personId: number): Promise<void> {
-  await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('id', '=', personId).forUpdate().execute();
+  await db
+    .selectFrom('persons')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('id', '=', personId)
+    .forUpdate()
+    .execute();
 }
 
 export async function isPersonUuidTaken(db: Db, teamId: number, uuid: string): Promise<boolean> {
-  const taken = await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
+  const taken = await db
+    .selectFrom('persons')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
   return taken !== undefined;
 }
 
 /** Moves the distinct id to a new person of its own, without properties; answers that person's id. */
-export async function moveToNewPerson(db: Db, teamId: number, distinctId: string, uuid: string, now: Date): Promise<number> {
+export async function moveToNewPerson(
+  db: Db,
+  teamId: number,
+  distinctId: string,
+  uuid: string,
+  now: Date,
+): Promise<number> {
   const created = await db
     .insertInto('persons')
     .values({ team_id: teamId, uuid, properties: '{}', created_at: now })

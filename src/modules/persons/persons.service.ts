@@ -11,7 +11,12 @@ import { personUuid } from '../../ingestion/uuid.ts';
 import { streamCsv } from '../../wire/csv.ts';
 import type { PageRequest } from '../../wire/page.ts';
 import type { Actor } from '../access/access.service.ts';
-import { personActivity, recordActivities, recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
+import {
+  personActivity,
+  recordActivities,
+  recordActivity,
+  type ActivityChange,
+} from '../activity/activity.repository.ts';
 import { preparePropertyFilter } from '../cohorts/cohort-filters.ts';
 import { queueEventDeletions } from '../deletions/deletions.repository.ts';
 import { parsePersonRef, personRefOf } from './person-ref.ts';
@@ -43,7 +48,10 @@ async function filtersOf(deps: Deps, teamId: number, query: PersonListFilters): 
     distinctId: query.distinct_id,
     email: query.email,
     search: search === '' ? undefined : search,
-    properties: properties === undefined || properties === '' ? undefined : await preparePropertyFilter(deps.db, teamId, query.properties),
+    properties:
+      properties === undefined || properties === ''
+        ? undefined
+        : await preparePropertyFilter(deps.db, teamId, query.properties),
   };
 }
 
@@ -62,7 +70,10 @@ export async function listPersonsPage(
     const { count, persons } = await listAllPersonsCounted(deps.db, teamId, input.page);
     return { count, results: persons.map(serializePerson) };
   }
-  const [count, persons] = await Promise.all([countPersons(deps.db, teamId, filters), listPersons(deps.db, teamId, filters, input.page)]);
+  const [count, persons] = await Promise.all([
+    countPersons(deps.db, teamId, filters),
+    listPersons(deps.db, teamId, filters, input.page),
+  ]);
   return { count, results: persons.map(serializePerson) };
 }
 
@@ -80,7 +91,10 @@ function personCsvColumns(shape: { propertyPaths: string[]; maxDistinctIds: numb
  * stays constant. Persons created once the export started stay out (the lines stop at the newest
  * one seen first). The header is known before this answers, so a failure there is a clean error.
  */
-export async function exportPersonsCsv(deps: Deps, input: { project: TeamRow; filters: PersonListFilters }): Promise<Readable> {
+export async function exportPersonsCsv(
+  deps: Deps,
+  input: { project: TeamRow; filters: PersonListFilters },
+): Promise<Readable> {
   const teamId = input.project.id;
   const filters = await filtersOf(deps, teamId, input.filters);
   const newest = await newestPersonCursor(deps.db, teamId, filters);
@@ -109,19 +123,45 @@ export interface DeleteOutcome {
 }
 
 /** Deletes the persons (distinct ids go with them, events stay), one `deleted` entry each; optionally queues their events' deletion. */
-async function deletePersons(deps: Deps, actor: Actor, project: TeamRow, personIds: number[], deleteEvents: boolean): Promise<DeleteOutcome> {
+async function deletePersons(
+  deps: Deps,
+  actor: Actor,
+  project: TeamRow,
+  personIds: number[],
+  deleteEvents: boolean,
+): Promise<DeleteOutcome> {
   const now = deps.clock.now();
   const persons = await loadPersons(deps.db, project.id, personIds);
-  const deleted = await deletePersonRows(deps.db, project.id, persons.map((person) => person.id));
-  await recordActivities(deps.db, persons.map((person) => personActivity(project, person, 'deleted', null, actor.user.id)), now);
-  const tasks = persons.map((person) => ({ teamId: project.id, personId: person.id, personUuid: person.uuid, distinctIds: person.distinct_ids, createdById: actor.user.id }));
+  const deleted = await deletePersonRows(
+    deps.db,
+    project.id,
+    persons.map((person) => person.id),
+  );
+  await recordActivities(
+    deps.db,
+    persons.map((person) => personActivity(project, person, 'deleted', null, actor.user.id)),
+    now,
+  );
+  const tasks = persons.map((person) => ({
+    teamId: project.id,
+    personId: person.id,
+    personUuid: person.uuid,
+    distinctIds: person.distinct_ids,
+    createdById: actor.user.id,
+  }));
   const queued = deleteEvents ? await queueEventDeletions(deps.db, tasks, now) : 0;
   return { found: persons.length, deleted, queued };
 }
 
-export async function deletePerson(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; deleteEvents: boolean }): Promise<void> {
+export async function deletePerson(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; id: string; deleteEvents: boolean },
+): Promise<void> {
   const person = await requirePerson(deps.db, input.project, input.id);
-  const outcome = await deps.db.transaction().execute((trx) => deletePersons({ ...deps, db: trx }, actor, input.project, [person.id], input.deleteEvents));
+  const outcome = await deps.db
+    .transaction()
+    .execute((trx) => deletePersons({ ...deps, db: trx }, actor, input.project, [person.id], input.deleteEvents));
   if (outcome.deleted === 0) throw notFound();
 }
 
@@ -143,7 +183,11 @@ export async function bulkDeletePersons(
     const personIds = await findPersonIdsForBulk(trx, input.project.id, bulkRefs(input.ids), input.distinctIds);
     return deletePersons({ ...deps, db: trx }, actor, input.project, personIds, input.deleteEvents);
   });
-  return { persons_found: outcome.found, persons_deleted: outcome.deleted, events_queued_for_deletion: outcome.queued > 0 };
+  return {
+    persons_found: outcome.found,
+    persons_deleted: outcome.deleted,
+    events_queued_for_deletion: outcome.queued > 0,
+  };
 }
 
 /** A fresh uuid for a split-off person: the platform's deterministic one unless already taken. */
@@ -156,7 +200,11 @@ async function splitUuid(db: Db, teamId: number, distinctId: string): Promise<st
  * Every distinct id but the kept one (the given, else the first) moves to a new person of its own
  * with empty properties; the original keeps its properties.
  */
-export async function splitPerson(deps: Deps, actor: Actor, input: { project: TeamRow; id: string; mainDistinctId?: string }): Promise<{ success: true }> {
+export async function splitPerson(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; id: string; mainDistinctId?: string },
+): Promise<{ success: true }> {
   const { project, mainDistinctId } = input;
   const personId = (await requirePerson(deps.db, project, input.id)).id;
   const now = deps.clock.now();
@@ -169,9 +217,16 @@ export async function splitPerson(deps: Deps, actor: Actor, input: { project: Te
     }
     const kept = mainDistinctId ?? person.distinct_ids[0];
     for (const distinctId of person.distinct_ids) {
-      if (distinctId !== kept) await moveToNewPerson(trx, project.id, distinctId, await splitUuid(trx, project.id, distinctId), now);
+      if (distinctId !== kept)
+        await moveToNewPerson(trx, project.id, distinctId, await splitUuid(trx, project.id, distinctId), now);
     }
-    const change: ActivityChange = { type: 'Person', action: 'split', field: null, before: null, after: { distinct_ids: person.distinct_ids } };
+    const change: ActivityChange = {
+      type: 'Person',
+      action: 'split',
+      field: null,
+      before: null,
+      after: { distinct_ids: person.distinct_ids },
+    };
     await recordActivity(trx, personActivity(project, person, 'split_person', [change], actor.user.id), now);
   });
   return { success: true };

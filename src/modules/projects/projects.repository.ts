@@ -37,8 +37,11 @@ export async function listProjectsOfUser(
 ): Promise<{ count: number; rows: TeamRow[] }> {
   let base = db
     .selectFrom('teams as t')
-    .innerJoin('organization_memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', userId));
-  if (restrictions.organizations && restrictions.organizations.length > 0) base = base.where('t.organization_id', 'in', restrictions.organizations);
+    .innerJoin('organization_memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 't.organization_id').on('m.user_id', '=', userId),
+    );
+  if (restrictions.organizations && restrictions.organizations.length > 0)
+    base = base.where('t.organization_id', 'in', restrictions.organizations);
   if (restrictions.teams && restrictions.teams.length > 0) base = base.where('t.id', 'in', restrictions.teams);
   const [{ count }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),

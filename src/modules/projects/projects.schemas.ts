@@ -8,7 +8,10 @@ export const Project = Type.Object(
     uuid: Type.String({ format: 'uuid' }),
     organization: Type.String({ format: 'uuid', description: 'The organization that owns it.' }),
     name: Type.String(),
-    api_token: Type.String({ description: 'The project token (`phc_…`) capture and the SDKs authenticate with. Public by design: it is put in web pages.' }),
+    api_token: Type.String({
+      description:
+        'The project token (`phc_…`) capture and the SDKs authenticate with. Public by design: it is put in web pages.',
+    }),
     created_at: DateTimeOf('When it was created.'),
   },
   { title: 'Project', description: 'A project (a team): its persons, events and cohorts are its own.' },
@@ -17,7 +20,13 @@ export type ProjectWire = Static<typeof Project>;
 
 export const CreateProjectBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Its name, 1 to 200 characters.' }),
-  organization_id: Type.Optional(Type.String({ format: 'uuid', description: "The organization to create it in (the caller must be an admin or owner there); default the key's user's first organization. One that does not exist is a 400 on this field." })),
+  organization_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description:
+        "The organization to create it in (the caller must be an admin or owner there); default the key's user's first organization. One that does not exist is a 400 on this field.",
+    }),
+  ),
 });
 
 export const ProjectIdParams = Type.Object({ id: PROJECT_ID });

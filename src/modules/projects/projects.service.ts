@@ -21,14 +21,22 @@ export function serializeProject(project: TeamRow): ProjectWire {
 }
 
 /** The projects of every organization the actor belongs to, within its key's restrictions, oldest first. */
-export async function listProjectsPage(deps: Deps, actor: Actor, input: { page: PageRequest }): Promise<{ count: number; results: ProjectWire[] }> {
+export async function listProjectsPage(
+  deps: Deps,
+  actor: Actor,
+  input: { page: PageRequest },
+): Promise<{ count: number; results: ProjectWire[] }> {
   const restrictions = { organizations: actor.key.scoped_organizations, teams: actor.key.scoped_teams };
   const { count, rows } = await listProjectsOfUser(deps.db, actor.user.id, input.page, restrictions);
   return { count, results: rows.map(serializeProject) };
 }
 
 /** A project in the given organization (default: the actor's @current one); needs admin there. */
-export async function createProject(deps: Deps, actor: Actor, input: { name: string; organizationId?: string }): Promise<ProjectWire> {
+export async function createProject(
+  deps: Deps,
+  actor: Actor,
+  input: { name: string; organizationId?: string },
+): Promise<ProjectWire> {
   const name = input.name.trim();
   if (!name) throw validationError('This field may not be blank.', 'name', 'blank');
   if (input.organizationId && !(await findOrganization(deps.db, input.organizationId.toLowerCase()))) {
@@ -36,5 +44,7 @@ export async function createProject(deps: Deps, actor: Actor, input: { name: str
   }
   const organization = input.organizationId?.toLowerCase() ?? '@current';
   const access = await authorizeOrganization(deps, actor, { organization, scopes: ['project:write'], admin: true });
-  return serializeProject(await insertProject(deps.db, { organizationId: access.organization.id, name }, deps.clock.now()));
+  return serializeProject(
+    await insertProject(deps.db, { organizationId: access.organization.id, name }, deps.clock.now()),
+  );
 }

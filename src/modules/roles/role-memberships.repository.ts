@@ -10,7 +10,10 @@ export async function listRoleMembershipRows(
   roleId: string,
   page: PageRequest,
 ): Promise<{ count: number; rows: RoleMembershipRow[] }> {
-  const base = db.selectFrom('role_memberships').where('organization_id', '=', organizationId).where('role_id', '=', roleId);
+  const base = db
+    .selectFrom('role_memberships')
+    .where('organization_id', '=', organizationId)
+    .where('role_id', '=', roleId);
   const [{ count }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
     base.selectAll().orderBy('joined_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
@@ -19,7 +22,11 @@ export async function listRoleMembershipRows(
 }
 
 /** Every membership of the given roles, in joined order: the `members` of each role. */
-export function listMembershipsOfRoles(db: Db, organizationId: string, roleIds: string[]): Promise<RoleMembershipRow[]> {
+export function listMembershipsOfRoles(
+  db: Db,
+  organizationId: string,
+  roleIds: string[],
+): Promise<RoleMembershipRow[]> {
   if (roleIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('role_memberships')
@@ -31,9 +38,18 @@ export function listMembershipsOfRoles(db: Db, organizationId: string, roleIds: 
     .execute();
 }
 
-export function findOrganizationMembershipsByIds(db: Db, organizationId: string, ids: string[]): Promise<MembershipRow[]> {
+export function findOrganizationMembershipsByIds(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<MembershipRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('organization_memberships').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('organization_memberships')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** The active user with this uuid and their membership of the organization, if both exist. */
@@ -42,7 +58,12 @@ export async function findActiveMemberByUserUuid(
   organizationId: string,
   userUuid: string,
 ): Promise<{ user: UserRow; membership: MembershipRow } | undefined> {
-  const user = await db.selectFrom('users').selectAll().where('uuid', '=', userUuid).where('is_active', '=', true).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('uuid', '=', userUuid)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
   if (!user) return undefined;
   const membership = await db
     .selectFrom('organization_memberships')
@@ -53,7 +74,12 @@ export async function findActiveMemberByUserUuid(
   return membership ? { user, membership } : undefined;
 }
 
-export function findRoleMembershipOfUser(db: Db, organizationId: string, roleId: string, userId: number): Promise<RoleMembershipRow | undefined> {
+export function findRoleMembershipOfUser(
+  db: Db,
+  organizationId: string,
+  roleId: string,
+  userId: number,
+): Promise<RoleMembershipRow | undefined> {
   return db
     .selectFrom('role_memberships')
     .selectAll()
@@ -67,7 +93,12 @@ export function insertRoleMembership(db: Db, row: Insertable<RoleMembershipsTabl
   return db.insertInto('role_memberships').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function deleteRoleMembershipRow(db: Db, organizationId: string, roleId: string, id: string): Promise<RoleMembershipRow | undefined> {
+export function deleteRoleMembershipRow(
+  db: Db,
+  organizationId: string,
+  roleId: string,
+  id: string,
+): Promise<RoleMembershipRow | undefined> {
   return db
     .deleteFrom('role_memberships')
     .where('organization_id', '=', organizationId)

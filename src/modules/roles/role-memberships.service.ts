@@ -34,11 +34,21 @@ export async function listRoleMembershipsPage(
 /** A member added to or removed from a role, as an activity entry of the role. */
 function recordMemberActivity(db: Db, actor: Actor, role: RoleRow, user: UserRow, added: boolean, now: Date) {
   const who = { user_uuid: user.uuid, email: user.email };
-  const change = { type: ROLE_SCOPE, action: added ? 'created' : 'deleted', field: 'members', before: added ? null : who, after: added ? who : null };
+  const change = {
+    type: ROLE_SCOPE,
+    action: added ? 'created' : 'deleted',
+    field: 'members',
+    before: added ? null : who,
+    after: added ? who : null,
+  };
   return recordRoleActivity(db, actor, role, added ? 'member_added' : 'member_removed', [change], now);
 }
 
-export async function addRoleMember(deps: Deps, actor: Actor, input: { organizationId: string; roleId: string; userUuid: string }): Promise<RoleMembershipWire> {
+export async function addRoleMember(
+  deps: Deps,
+  actor: Actor,
+  input: { organizationId: string; roleId: string; userUuid: string },
+): Promise<RoleMembershipWire> {
   const { organizationId } = input;
   const now = deps.clock.now();
   try {
@@ -67,7 +77,11 @@ export async function addRoleMember(deps: Deps, actor: Actor, input: { organizat
   }
 }
 
-export function removeRoleMember(deps: Deps, actor: Actor, input: { organizationId: string; roleId: string; id: string }): Promise<void> {
+export function removeRoleMember(
+  deps: Deps,
+  actor: Actor,
+  input: { organizationId: string; roleId: string; id: string },
+): Promise<void> {
   return deps.db.transaction().execute(async (trx) => {
     const role = await requireRole(trx, input.organizationId, input.roleId);
     const row = await deleteRoleMembershipRow(trx, input.organizationId, role.id, input.id);

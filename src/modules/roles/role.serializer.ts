@@ -9,7 +9,11 @@ import { listAssociatedFlags } from './roles.repository.ts';
 import type { RoleMembershipWire, RoleWire } from './roles.schemas.ts';
 
 /** The Role membership objects of the rows, in the rows' order. */
-export async function loadRoleMemberships(db: Db, organizationId: string, rows: RoleMembershipRow[]): Promise<RoleMembershipWire[]> {
+export async function loadRoleMemberships(
+  db: Db,
+  organizationId: string,
+  rows: RoleMembershipRow[],
+): Promise<RoleMembershipWire[]> {
   const [members, users] = await Promise.all([
     findOrganizationMembershipsByIds(db, organizationId, [...new Set(rows.map((row) => row.organization_member_id))]),
     findUsersByIds(db, [...new Set(rows.map((row) => row.user_id))]),

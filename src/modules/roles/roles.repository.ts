@@ -6,11 +6,21 @@ import type { RoleRow, RolesTable } from '../../db/schema.ts';
 import type { PageRequest } from '../../wire/page.ts';
 
 export function findRole(db: Db, organizationId: string, id: string): Promise<RoleRow | undefined> {
-  return db.selectFrom('roles').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('roles')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Another role of the organization with this name, compared ignoring case. */
-export function findRoleNamed(db: Db, organizationId: string, name: string, exceptId: string | null): Promise<RoleRow | undefined> {
+export function findRoleNamed(
+  db: Db,
+  organizationId: string,
+  name: string,
+  exceptId: string | null,
+): Promise<RoleRow | undefined> {
   let query = db
     .selectFrom('roles')
     .selectAll()
@@ -20,7 +30,11 @@ export function findRoleNamed(db: Db, organizationId: string, name: string, exce
   return query.executeTakeFirst();
 }
 
-export async function listRoles(db: Db, organizationId: string, page: PageRequest): Promise<{ count: number; rows: RoleRow[] }> {
+export async function listRoles(
+  db: Db,
+  organizationId: string,
+  page: PageRequest,
+): Promise<{ count: number; rows: RoleRow[] }> {
   const base = db.selectFrom('roles').where('organization_id', '=', organizationId);
   const [{ count }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
@@ -50,7 +64,12 @@ export function updateRoleRow(
 
 /** Deletes the role; its memberships and flag grants go with it (foreign keys cascade). */
 export async function deleteRoleRow(db: Db, organizationId: string, id: string): Promise<RoleRow | undefined> {
-  return db.deleteFrom('roles').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .deleteFrom('roles')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export interface AssociatedFlag {
@@ -59,12 +78,18 @@ export interface AssociatedFlag {
 }
 
 /** The feature flags granted to each of the roles, by role id, in flag id order. */
-export async function listAssociatedFlags(db: Db, organizationId: string, roleIds: string[]): Promise<Map<string, AssociatedFlag[]>> {
+export async function listAssociatedFlags(
+  db: Db,
+  organizationId: string,
+  roleIds: string[],
+): Promise<Map<string, AssociatedFlag[]>> {
   const byRole = new Map<string, AssociatedFlag[]>(roleIds.map((id) => [id, []]));
   if (roleIds.length === 0) return byRole;
   const rows = await db
     .selectFrom('feature_flag_role_access as a')
-    .innerJoin('feature_flags as f', (join) => join.onRef('f.team_id', '=', 'a.team_id').onRef('f.id', '=', 'a.feature_flag_id'))
+    .innerJoin('feature_flags as f', (join) =>
+      join.onRef('f.team_id', '=', 'a.team_id').onRef('f.id', '=', 'a.feature_flag_id'),
+    )
     .select(['a.role_id', 'f.id', 'f.key'])
     .where('a.organization_id', '=', organizationId)
     .where('a.role_id', 'in', roleIds)

@@ -33,11 +33,17 @@ export const PatchRoleBody = Type.Object({
 export type UpdateRoleInput = Static<typeof PatchRoleBody>;
 
 export const CreateRoleMembershipBody = Type.Object({
-  user_uuid: Type.String({ format: 'uuid', description: 'The user to attach: an active member of the organization (`user.uuid`), not yet in the role.' }),
+  user_uuid: Type.String({
+    format: 'uuid',
+    description: 'The user to attach: an active member of the organization (`user.uuid`), not yet in the role.',
+  }),
 });
 
 // A malformed id in the path names nothing: the error plugin answers 404 for params that fail.
-const ROLE_ID = Type.String({ format: 'uuid', description: "The role's uuid; anything else, or a role of another organization, is a 404." });
+const ROLE_ID = Type.String({
+  format: 'uuid',
+  description: "The role's uuid; anything else, or a role of another organization, is a 404.",
+});
 
 export const RoleParams = Type.Object({ organization_id: ORGANIZATION_ID, id: ROLE_ID });
 
@@ -58,23 +64,36 @@ export const RoleMembership = Type.Object(
     joined_at: DateTimeOf('When the user was attached to the role.'),
     updated_at: DateTime,
   },
-  { title: 'RoleMembership', description: "A member attached to a role; removing the member from the organization removes it." },
+  {
+    title: 'RoleMembership',
+    description: 'A member attached to a role; removing the member from the organization removes it.',
+  },
 );
 export type RoleMembershipWire = Static<typeof RoleMembership>;
 
-export const AssociatedFlag = Type.Object({ id: Type.Integer(), key: Type.String() }, { title: 'AssociatedFlag', description: 'A feature flag granted to a role.' });
+export const AssociatedFlag = Type.Object(
+  { id: Type.Integer(), key: Type.String() },
+  { title: 'AssociatedFlag', description: 'A feature flag granted to a role.' },
+);
 
 export const Role = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
-    feature_flags_access_level: Type.Integer({ description: `${CAN_ONLY_VIEW} can only view, ${CAN_ALWAYS_EDIT} can always edit.` }),
+    feature_flags_access_level: Type.Integer({
+      description: `${CAN_ONLY_VIEW} can only view, ${CAN_ALWAYS_EDIT} can always edit.`,
+    }),
     created_at: DateTimeOf('When it was created.'),
     created_by: Nullable(UserBasic, 'The user whose key created it.'),
     members: Type.Array(RoleMembership, { description: 'Its memberships, by joined_at then id.' }),
-    associated_flags: Type.Array(AssociatedFlag, { description: 'The feature flags granted to it; empty while nothing grants any.' }),
+    associated_flags: Type.Array(AssociatedFlag, {
+      description: 'The feature flags granted to it; empty while nothing grants any.',
+    }),
   },
-  { title: 'Role', description: 'A role of an organization: a name, a feature-flag access level and the members attached to it.' },
+  {
+    title: 'Role',
+    description: 'A role of an organization: a name, a feature-flag access level and the members attached to it.',
+  },
 );
 export type RoleWire = Static<typeof Role>;
 

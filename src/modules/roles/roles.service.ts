@@ -24,7 +24,15 @@ export function recordRoleActivity(
   now: Date,
 ): Promise<void> {
   const detail = { changes, name: role.name };
-  const entry = { organizationId: role.organization_id, teamId: null, scope: ROLE_SCOPE, itemId: role.id, activity, userId: actor.user.id, detail };
+  const entry = {
+    organizationId: role.organization_id,
+    teamId: null,
+    scope: ROLE_SCOPE,
+    itemId: role.id,
+    activity,
+    userId: actor.user.id,
+    detail,
+  };
   return recordActivity(db, entry, now);
 }
 
@@ -45,7 +53,10 @@ export interface RoleTarget {
   id: string;
 }
 
-export async function listRolesPage(deps: Deps, input: { organizationId: string; page: PageRequest }): Promise<{ count: number; results: RoleWire[] }> {
+export async function listRolesPage(
+  deps: Deps,
+  input: { organizationId: string; page: PageRequest },
+): Promise<{ count: number; results: RoleWire[] }> {
   const { count, rows } = await listRoles(deps.db, input.organizationId, input.page);
   return { count, results: await loadRoles(deps.db, input.organizationId, rows) };
 }
@@ -60,7 +71,11 @@ export async function getRole(deps: Deps, input: RoleTarget): Promise<RoleWire> 
   return loadRole(deps.db, input.organizationId, await requireRole(deps.db, input.organizationId, input.id));
 }
 
-export function createRole(deps: Deps, actor: Actor, input: CreateRoleInput & { organizationId: string }): Promise<RoleWire> {
+export function createRole(
+  deps: Deps,
+  actor: Actor,
+  input: CreateRoleInput & { organizationId: string },
+): Promise<RoleWire> {
   const { organizationId } = input;
   const now = deps.clock.now();
   return guardUniqueName(() =>
@@ -87,7 +102,13 @@ function changesOf(before: RoleRow, input: UpdateRoleInput): ActivityChange[] {
   }
   const level = input.feature_flags_access_level;
   if (level !== undefined && level !== before.feature_flags_access_level) {
-    changes.push({ type: ROLE_SCOPE, action: 'changed', field: 'feature_flags_access_level', before: before.feature_flags_access_level, after: level });
+    changes.push({
+      type: ROLE_SCOPE,
+      action: 'changed',
+      field: 'feature_flags_access_level',
+      before: before.feature_flags_access_level,
+      after: level,
+    });
   }
   return changes;
 }

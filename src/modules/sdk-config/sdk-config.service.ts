@@ -44,7 +44,10 @@ export async function remoteConfigOfToken(deps: Deps, token: string): Promise<Re
 // JSON is not quite JavaScript: U+2028/U+2029 end a line in older engines, and "</script>" ends
 // an inline script; escaped, the text means the same in both.
 const scriptSafeJson = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 /** The config.js posthog-js loads: it leaves the config where the SDK looks for it, keyed by token. */
 export function remoteConfigScript(config: RemoteConfig): string {

@@ -28,7 +28,11 @@ export interface NewUser {
 }
 
 /** Creates the user, or returns the existing one with that e-mail (ignoring case). */
-export async function findOrCreateUser(db: Db, input: NewUser, now: Date): Promise<{ user: UserRow; created: boolean }> {
+export async function findOrCreateUser(
+  db: Db,
+  input: NewUser,
+  now: Date,
+): Promise<{ user: UserRow; created: boolean }> {
   const inserted = await db
     .insertInto('users')
     .values({
