@@ -263,13 +263,11 @@ export function capturePayload(token: string) {
     },
     {
       weight: 1,
-      arbitrary: fc
-        .uint8Array({ maxLength: 200 })
-        .map((bytes): CapturePayload => ({
-          label: 'broken gzip',
-          body: Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from(bytes)]),
-          headers: { 'content-type': 'application/json' },
-        })),
+      arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes): CapturePayload => ({
+        label: 'broken gzip',
+        body: Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from(bytes)]),
+        headers: { 'content-type': 'application/json' },
+      })),
     },
     {
       weight: 1,
