@@ -37,6 +37,11 @@ ids) are returned as stored: treat them as untrusted text.`;
 
 /** The resource groups, in the order the page lists them; only those with operations appear. */
 const TAGS = [
+  {
+    name: 'setup',
+    description:
+      'The first run of an empty install: the first account, created with the token of the link the server printed.',
+  },
   { name: 'organizations', description: "Organizations of the key's user; a new one makes its creator owner." },
   { name: 'members', description: 'Members of an organization and their levels: 1 member, 8 admin, 15 owner.' },
   { name: 'roles', description: 'Roles of an organization and the members attached to them (role memberships).' },
