@@ -3,85 +3,14 @@
 // token creates the first account (what `herd bootstrap --json` prints), a restart makes a new
 // token, and on PostgreSQL two servers raced with their own tokens create one account.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../stress/server-process.ts';
+import { printedLink, serve, setupLines, type Serving } from './first-run-process.ts';
 import { createEmptyDatabase, runHerd, startHerd } from './herd-process.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-const LINE = /^herd: no account yet — open (\S+)\/#\/setup\?token=([A-Za-z0-9_-]+) to create the first one$/;
-
-interface Serving {
-  url: string;
-  child: ChildProcess;
-  stdout(): string;
-  stop(): Promise<number | null>;
-}
-
-async function serve(env: Record<string, string>): Promise<Serving> {
-  const port = await freePort();
-  const child = startHerd(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: 'off' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => (stdout += chunk));
-  child.stderr?.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`herd serve exited with ${child.exitCode}: ${stderr}`);
-    const ready = await fetch(`${url}/_ready`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`herd serve not ready in 60 s: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    child,
-    stdout: () => stdout,
-    stop: async () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
-/** The server's plain setup lines, and its log entries carrying the link. */
-function setupLines(stdout: string) {
-  const lines = stdout.split('\n').filter((line) => line !== '');
-  const plain = lines.filter((line) => line.startsWith('herd: '));
-  const logged = lines
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg?: string; setupUrl?: string })
-    .filter((entry) => entry.setupUrl !== undefined);
-  return { plain, logged };
-}
-
-/** Waits for the one setup line of a server on an empty database: its link and token. */
-async function printedLink(server: Serving): Promise<{ link: string; base: string; token: string }> {
-  const deadline = Date.now() + 10_000;
-  while (!setupLines(server.stdout()).plain.length && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  const { plain, logged } = setupLines(server.stdout());
-  assert.equal(plain.length, 1, server.stdout());
-  const match = LINE.exec(plain[0]);
-  assert.ok(match, plain[0]);
-  assert.deepEqual(
-    logged.map((entry) => entry.msg),
-    [plain[0]],
-    'the log has the same line',
-  );
-  return { link: plain[0].split(' ')[6], base: match[1], token: match[2] };
-}
 
 const setup = (base: string, body: Record<string, unknown>) =>
   fetch(`${base}/api/setup/`, {
