@@ -54,34 +54,40 @@ async function counts(db: Db) {
   };
 }
 
-describe('setup on an empty database', () => {
-  let database: TestDatabase;
-  let server: Server;
+/** A new database and a server started on it for the enclosing describe (`seed` runs before the start). */
+function serverFor(options: { config?: Partial<Config>; seed?: (db: Db) => Promise<unknown> } = {}) {
+  const context = {} as { database: TestDatabase; server: Server };
   before(async () => {
-    database = await createTestDatabase();
-    server = await startOn(database.db);
+    context.database = await createTestDatabase();
+    await options.seed?.(context.database.db);
+    context.server = await startOn(context.database.db, options.config);
   });
   after(async () => {
-    await server.app.close();
-    await database.close();
+    await context.server.app.close();
+    await context.database.close();
   });
+  return context;
+}
+
+describe('setup on an empty database', () => {
+  const ctx = serverFor();
 
   it('makes a token of at least 128 random bits', () => {
-    assert.ok(server.token);
-    assert.match(server.token, /^[A-Za-z0-9_-]+$/);
-    assert.ok(server.token.length * 6 >= 128, server.token);
+    assert.ok(ctx.server.token);
+    assert.match(ctx.server.token, /^[A-Za-z0-9_-]+$/);
+    assert.ok(ctx.server.token.length * 6 >= 128, ctx.server.token);
   });
 
   it('says setup is open, and nothing more', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/api/setup/' });
+    const res = await ctx.server.app.inject({ method: 'GET', url: '/api/setup/' });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { open: true });
   });
 
   it('refuses a missing or wrong token with 403, whatever the fields, and writes nothing', async () => {
     const valid = { email: 'ada@example.com' };
-    for (const payload of [valid, { ...valid, token: 'wrong' }, { ...valid, token: `${server.token}x` }, []]) {
-      const res = await post(server, payload);
+    for (const payload of [valid, { ...valid, token: 'wrong' }, { ...valid, token: `${ctx.server.token}x` }, []]) {
+      const res = await post(ctx.server, payload);
       assert.equal(res.statusCode, 403, JSON.stringify(payload));
       assert.deepEqual(res.json(), {
         type: 'authentication_error',
@@ -90,13 +96,13 @@ describe('setup on an empty database', () => {
         attr: null,
       });
     }
-    const bad = await post(server, { token: 1, email: 'not an e-mail' });
+    const bad = await post(ctx.server, { token: 1, email: 'not an e-mail' });
     assert.equal(bad.statusCode, 403);
-    assert.deepEqual(await counts(database.db), { users: 0, organizations: 0, projects: 0, keys: 0 });
+    assert.deepEqual(await counts(ctx.database.db), { users: 0, organizations: 0, projects: 0, keys: 0 });
   });
 
   it('answers bad fields with 400 naming them, and writes nothing', async () => {
-    const token = server.token;
+    const token = ctx.server.token;
     const cases: [Record<string, unknown>, string][] = [
       [{ token }, 'email'],
       [{ token, email: 'not an e-mail' }, 'email'],
@@ -106,17 +112,17 @@ describe('setup on an empty database', () => {
       [{ token, email: 'ada@example.com', first_name: { toString: '' } }, 'first_name'],
     ];
     for (const [payload, attr] of cases) {
-      const res = await post(server, payload);
+      const res = await post(ctx.server, payload);
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`);
       assert.equal(res.json().type, 'validation_error');
       assert.equal(res.json().attr, attr, JSON.stringify(payload));
     }
-    assert.deepEqual(await counts(database.db), { users: 0, organizations: 0, projects: 0, keys: 0 });
+    assert.deepEqual(await counts(ctx.database.db), { users: 0, organizations: 0, projects: 0, keys: 0 });
   });
 
   it('creates the first account with the right token: 201 with what bootstrap --json prints, a key that works', async () => {
-    const res = await post(server, {
-      token: server.token,
+    const res = await post(ctx.server, {
+      token: ctx.server.token,
       email: 'ada@example.com',
       first_name: 'Ada',
       organization_name: 'Analytical Engines',
@@ -137,7 +143,7 @@ describe('setup on an empty database', () => {
     assert.match(account.project_api_key, /^phc_/);
 
     const headers = bearer(account.personal_api_key);
-    const organization = await server.app.inject({
+    const organization = await ctx.server.app.inject({
       method: 'GET',
       url: `/api/organizations/${account.organization_id}/`,
       headers,
@@ -145,65 +151,50 @@ describe('setup on an empty database', () => {
     assert.equal(organization.statusCode, 200, organization.body);
     assert.equal(organization.json().name, 'Analytical Engines');
     assert.equal(organization.json().membership_level, 15);
-    const project = await server.app.inject({ method: 'GET', url: `/api/projects/${account.project_id}/`, headers });
+    const project = await ctx.server.app.inject({
+      method: 'GET',
+      url: `/api/projects/${account.project_id}/`,
+      headers,
+    });
     assert.equal(project.json().name, 'Difference');
     assert.equal(project.json().api_token, account.project_api_key);
-    const keys = (await server.app.inject({ method: 'GET', url: '/api/personal_api_keys/', headers })).json();
+    const keys = (await ctx.server.app.inject({ method: 'GET', url: '/api/personal_api_keys/', headers })).json();
     assert.deepEqual(keys.results[0].scopes, ['*']);
-    const user = await database.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
+    const user = await ctx.database.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
     assert.equal(user.first_name, 'Ada');
   });
 
   it('is closed once the account exists: 404 whatever the token, and GET says so', async () => {
-    for (const token of [server.token, 'wrong', undefined]) {
-      const res = await post(server, { token, email: 'eve@example.com' });
+    for (const token of [ctx.server.token, 'wrong', undefined]) {
+      const res = await post(ctx.server, { token, email: 'eve@example.com' });
       assert.equal(res.statusCode, 404, res.body);
       assert.equal(res.json().code, 'not_found');
     }
-    assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
-    assert.deepEqual(await counts(database.db), { users: 1, organizations: 1, projects: 1, keys: 1 });
+    assert.deepEqual((await ctx.server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
+    assert.deepEqual(await counts(ctx.database.db), { users: 1, organizations: 1, projects: 1, keys: 1 });
   });
 });
 
 describe('setup on a database with users', () => {
-  let database: TestDatabase;
-  let server: Server;
-  before(async () => {
-    database = await createTestDatabase();
-    await makeUser(database.db);
-    server = await startOn(database.db);
-  });
-  after(async () => {
-    await server.app.close();
-    await database.close();
-  });
+  const ctx = serverFor({ seed: makeUser });
 
   it('makes no token, says setup is closed and answers 404 to any attempt', async () => {
-    assert.equal(server.token, null);
-    assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
-    const res = await post(server, { token: 'anything', email: 'eve@example.com' });
+    assert.equal(ctx.server.token, null);
+    assert.deepEqual((await ctx.server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
+    const res = await post(ctx.server, { token: 'anything', email: 'eve@example.com' });
     assert.equal(res.statusCode, 404);
-    assert.equal((await counts(database.db)).users, 1);
+    assert.equal((await counts(ctx.database.db)).users, 1);
   });
 });
 
 describe('setup closed by an account made elsewhere (herd bootstrap beside the server)', () => {
-  let database: TestDatabase;
-  let server: Server;
-  before(async () => {
-    database = await createTestDatabase();
-    server = await startOn(database.db);
-  });
-  after(async () => {
-    await server.app.close();
-    await database.close();
-  });
+  const ctx = serverFor();
 
   it('answers 404 to the right token once a user exists', async () => {
-    await makeUser(database.db);
-    const res = await post(server, { token: server.token, email: 'eve@example.com' });
+    await makeUser(ctx.database.db);
+    const res = await post(ctx.server, { token: ctx.server.token, email: 'eve@example.com' });
     assert.equal(res.statusCode, 404, res.body);
-    assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
+    assert.deepEqual((await ctx.server.app.inject({ method: 'GET', url: '/api/setup/' })).json(), { open: false });
   });
 });
 
@@ -242,30 +233,21 @@ describe('racing requests with the right token', () => {
 });
 
 describe('setup attempts are rate limited', () => {
-  let database: TestDatabase;
-  let server: Server;
-  before(async () => {
-    database = await createTestDatabase();
-    server = await startOn(database.db, { rateLimit: true });
-  });
-  after(async () => {
-    await server.app.close();
-    await database.close();
-  });
+  const ctx = serverFor({ config: { rateLimit: true } });
 
   it(`answers 429 with Retry-After after ${SETUP_ATTEMPTS.perMinute} attempts a minute from one address`, async () => {
     for (let i = 0; i < SETUP_ATTEMPTS.perMinute; i++) {
-      assert.equal((await post(server, { token: 'guess', email: 'eve@example.com' })).statusCode, 403);
+      assert.equal((await post(ctx.server, { token: 'guess', email: 'eve@example.com' })).statusCode, 403);
     }
-    const refused = await post(server, { token: server.token, email: 'eve@example.com' });
+    const refused = await post(ctx.server, { token: ctx.server.token, email: 'eve@example.com' });
     assert.equal(refused.statusCode, 429);
     assert.equal(refused.json().code, 'throttled');
     assert.match(String(refused.headers['retry-after']), /^\d+$/);
-    const elsewhere = await server.app.inject({
+    const elsewhere = await ctx.server.app.inject({
       method: 'POST',
       url: '/api/setup/',
       remoteAddress: '192.0.2.7',
-      payload: { token: server.token, email: 'ada@example.com' },
+      payload: { token: ctx.server.token, email: 'ada@example.com' },
     });
     assert.equal(elsewhere.statusCode, 201, 'another address has its own budget');
   });

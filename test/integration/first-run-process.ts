@@ -73,5 +73,5 @@ export async function printedLink(server: Serving): Promise<{ link: string; base
     [plain[0]],
     'the log has the same line',
   );
-  return { link: plain[0].split(' ')[6], base: match[1], token: match[2] };
+  return { link: `${match[1]}/#/setup?token=${match[2]}`, base: match[1], token: match[2] };
 }
