@@ -30,9 +30,10 @@ export interface BootstrapResult {
 export const setupClosed = () => notFound('Setup is closed: an account exists already. Sign in with its key.');
 
 /**
- * `firstAccount`: only while the database holds no user (else the 404 of `setupClosed`). The check
- * and the writes hold one advisory lock, so of several requests (in one process or several on one
- * PostgreSQL) exactly one creates the account.
+ * `firstAccount`: only while the database holds no user (else the 404 of `setupClosed`). Every
+ * bootstrap holds one advisory lock over its check and writes, so of several setup requests (in one
+ * process or several on one PostgreSQL) exactly one creates the account, and a `herd bootstrap`
+ * beside them either comes first (closing setup) or after.
  */
 export function bootstrap(
   deps: Deps,
@@ -42,10 +43,8 @@ export function bootstrap(
   const now = deps.clock.now();
   return inTransaction(deps.db, async (trx) => {
     const inside = { ...deps, db: trx };
-    if (options.firstAccount) {
-      await lockFirstAccount(trx);
-      if (await anyUserExists(trx)) throw setupClosed();
-    }
+    await lockFirstAccount(trx);
+    if (options.firstAccount && (await anyUserExists(trx))) throw setupClosed();
     const { user } = await findOrCreateUser(trx, { email: input.email, first_name: input.firstName }, now);
     const organization = await createOrganization(inside, {
       name: input.organizationName ?? 'Default Organization',
