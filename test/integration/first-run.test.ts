@@ -129,9 +129,27 @@ async function checkJsonServe(env: Record<string, string>) {
   assert.equal(stdout.split('\n').filter((line) => line !== '').length, 1, stdout);
 }
 
-describe('two servers on one PostgreSQL database, each with its own link', () => {
+describe('servers on one PostgreSQL database, each with its own link', () => {
   if (onPostgres)
-    it('create exactly one account when raced', async () => {
+    it('herd bootstrap beside a server works, and closes its setup', async () => {
+      const database = await createEmptyDatabase();
+      const server = await serve({ DATABASE_URL: database.url });
+      try {
+        const { token } = await printedLink(server);
+        const printed = await runHerd(['bootstrap', '--email', 'ops@example.com', '--json'], {
+          DATABASE_URL: database.url,
+        });
+        assert.equal(printed.code, 0, printed.stderr);
+        assert.equal((await setup(server.url, { token, email: 'ada@example.com' })).status, 404);
+        assert.deepEqual(await (await fetch(`${server.url}/api/setup/`)).json(), { open: false });
+      } finally {
+        await server.stop();
+        await database.drop();
+      }
+    });
+
+  if (onPostgres)
+    it('two servers raced with their own tokens create exactly one account', async () => {
       const database = await createEmptyDatabase();
       const servers: Serving[] = [];
       try {
