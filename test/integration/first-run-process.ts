@@ -62,8 +62,12 @@ export function setupLines(stdout: string) {
 /** Waits for the one setup line of a server on an empty database: its link and token. */
 export async function printedLink(server: Serving): Promise<{ link: string; base: string; token: string }> {
   const deadline = Date.now() + 10_000;
-  while (!setupLines(server.stdout()).plain.length && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // The line and the log entry, each written on its own schedule.
+  const both = () => {
+    const { plain, logged } = setupLines(server.stdout());
+    return plain.length > 0 && logged.length > 0;
+  };
+  while (!both() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   const { plain, logged } = setupLines(server.stdout());
   assert.equal(plain.length, 1, server.stdout());
   const match = LINE.exec(plain[0]);

@@ -121,6 +121,10 @@ async function checkJsonServe(env: Record<string, string>) {
   try {
     const result = JSON.parse(stdout.split('\n')[0]) as { url: string; setup_url: string };
     assert.match(result.setup_url, new RegExp(`^${result.url}/#/setup\\?token=[A-Za-z0-9_-]{22,}$`));
+    // The log is written on its own schedule: the result may come first.
+    const logged = Date.now() + 10_000;
+    while (!stderr.includes(result.setup_url) && Date.now() < logged)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(stderr.includes(result.setup_url), 'the log (on stderr) has the link');
   } finally {
     child.kill('SIGTERM');
