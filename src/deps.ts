@@ -10,6 +10,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** The first-run setup token of an empty install (modules/setup/setup-gate.ts): only its digest is kept. */
+export interface SetupTokenCheck {
+  readonly isOpen: boolean;
+  matches(token: unknown): boolean;
+  close(): void;
+}
+
 export interface Deps {
   readonly db: Db;
   readonly config: Config;
@@ -17,4 +24,6 @@ export interface Deps {
   readonly log: Logger;
   /** Where `db`'s access rows are announced changed; without it, access is looked up on every request. */
   readonly changes?: DatabaseChanges;
+  /** Set by a server that started on a database without users; without it setup is closed. */
+  readonly setup?: SetupTokenCheck;
 }

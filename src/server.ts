@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateOpened } from './db/migrate.ts';
 import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
+import { SetupGate } from './modules/setup/setup-gate.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger, processLogDestination } from './log.ts';
 import type { App } from './http/route-module.ts';
@@ -12,8 +13,13 @@ export interface RunningServer {
   app: App;
   deps: Deps;
   url: string;
+  /** On a database without users: the link that creates the first account (printed once, kept nowhere). */
+  setupUrl: string | null;
   close(): Promise<void>;
 }
+
+/** The one line a server on an empty database prints (standard output and the log). */
+export const setupLine = (setupUrl: string) => `herd: no account yet — open ${setupUrl} to create the first one`;
 
 /** Extra parts that run beside the HTTP server (the deletion scheduler), started after listen. */
 export type ServerExtension = (deps: Deps) => { stop(): Promise<void> | void };
@@ -40,9 +46,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const { applied, distributed } = await migrateOpened(handle);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   if (distributed.length > 0) log.info({ tables: distributed }, 'distributed on Citus');
-  const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes };
+  const setup = await SetupGate.open(handle.db);
+  const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes, setup: setup?.gate };
   const app = await buildApp(deps);
   const url = await app.listen({ port: config.port, host: config.host });
+  const setupUrl = setup ? `${config.siteUrl ?? url}/#/setup?token=${setup.token}` : null;
+  if (setupUrl) log.info({ setupUrl }, setupLine(setupUrl));
   const extensions = serverExtensions.map((start) => start(deps));
 
   let closing: Promise<void> | null = null;
@@ -54,7 +63,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     })();
     return closing;
   };
-  return { app, deps, url, close };
+  return { app, deps, url, setupUrl, close };
 }
 
 /** Runs until SIGTERM or SIGINT: stop accepting, finish requests in flight, close the database, exit 0. */

@@ -1,5 +1,5 @@
 // Signed out: the sign-in screen. Signed in: the projects of the key's organizations, then the
-// screen the route names.
+// screen the route names. Either way `#/setup` is the first run's setup screen.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
 import type { Organization, Page, Project } from './api/types.ts';
@@ -8,6 +8,7 @@ import { useLoad } from './components/use-load.ts';
 import { Layout } from './layout.tsx';
 import { useRoute } from './router.ts';
 import { onSessionChange, readKey, signOut } from './session.ts';
+import { SetupScreen } from './screens/setup.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
 export interface Workspace {
@@ -44,6 +45,7 @@ function SignedIn() {
 }
 
 export function App() {
+  const route = useRoute();
   const [key, setKey] = useState(readKey);
   const [reason, setReason] = useState<string | null>(null);
   useEffect(
@@ -54,5 +56,7 @@ export function App() {
       }),
     [],
   );
+  // The link an empty install prints: shown signed in or not (it says when setup is closed).
+  if (route.segments[0] === 'setup') return <SetupScreen />;
   return key ? <SignedIn key={key} /> : <SignIn reason={reason} />;
 }

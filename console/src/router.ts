@@ -45,3 +45,9 @@ export function navigate(...segments: Array<string | number>) {
 }
 
 export const projectHref = (projectId: number, ...rest: Array<string | number>) => href('p', projectId, ...rest);
+
+/** A parameter of the route's own query (`#/setup?token=…`): it stays in the hash, never reaching the server. */
+export function routeParameter(name: string): string | null {
+  const at = location.hash.indexOf('?');
+  return at < 0 ? null : new URLSearchParams(location.hash.slice(at + 1)).get(name);
+}

@@ -93,6 +93,7 @@ describe('operations endpoints', () => {
       '/api/projects/{id}/',
       '/api/personal_api_keys/',
       '/api/personal_api_keys/{id}/',
+      '/api/setup/',
     ]) {
       assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
     }

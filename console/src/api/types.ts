@@ -120,3 +120,17 @@ export interface PersonalApiKey {
   last_used_at: string | null;
   scopes: string[];
 }
+
+/** `GET /api/setup/`: whether the first account can still be created from the browser. */
+export interface SetupStatus {
+  open: boolean;
+}
+
+/** `POST /api/setup/` (what `herd bootstrap --json` prints). */
+export interface FirstAccount {
+  organization_id: string;
+  project_id: number;
+  project_api_key: string;
+  user: { id: number; uuid: string; email: string };
+  personal_api_key: string;
+}

@@ -1,13 +1,16 @@
 // Sign in with a personal API key: checked against the API before it is kept for the tab.
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
+import type { SetupStatus } from '../api/types.ts';
 import { ErrorMessage, Notice } from '../components/feedback.tsx';
-import { useAction } from '../components/use-load.ts';
+import { useAction, useLoad } from '../components/use-load.ts';
 import { signIn } from '../session.ts';
 
 export function SignIn({ reason }: { reason: string | null }) {
   const [key, setKey] = useState('');
   const action = useAction();
+  // An empty install has no key to sign in with: say where its setup link is.
+  const setup = useLoad(() => api<SetupStatus>('/api/setup/', { key: '' }), []);
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
@@ -20,6 +23,16 @@ export function SignIn({ reason }: { reason: string | null }) {
     <main class="sign-in">
       <h1>herd console</h1>
       {reason ? <Notice>You were signed out: {reason}</Notice> : null}
+      {setup.data?.open ? (
+        <section class="panel" aria-labelledby="no-account-heading">
+          <h2 id="no-account-heading">No account yet</h2>
+          <p>
+            This install has no account. When it started, <code>herd serve</code> (or <code>npm start</code>) printed a
+            setup link on its standard output and in its log: <code>herd: no account yet — open …/#/setup?token=…</code>
+            . Open that link to create the first account. A restart prints a new one.
+          </p>
+        </section>
+      ) : null}
       <form onSubmit={submit}>
         <label for="personal-api-key">Personal API key</label>
         <input

@@ -14,7 +14,7 @@ export const bootstrapCommand: Command = {
   jsonResult:
     '{"organization_id", "project_id", "project_api_key", "user": {"id", "uuid", "email"}, "personal_api_key"}',
   instead:
-    'use the running server\'s API with a personal API key: POST /api/organizations/ {"name"}, POST /api/projects/ {"name", "organization_id"}, POST /api/personal_api_keys/ {"label", "scopes"}',
+    'for the first account of an empty install, open the link the running server printed (/#/setup?token=…); else use the running server\'s API with a personal API key: POST /api/organizations/ {"name"}, POST /api/projects/ {"name", "organization_id"}, POST /api/personal_api_keys/ {"label", "scopes"}',
   options: {
     email: { type: 'string' },
     'first-name': { type: 'string' },
@@ -25,29 +25,22 @@ export const bootstrapCommand: Command = {
     const input = {
       email: email(values),
       firstName: optional(values, 'first-name'),
-      organizationName: optional(values, 'organization-name') ?? 'Default Organization',
-      projectName: optional(values, 'project-name') ?? 'Default Project',
+      organizationName: optional(values, 'organization-name'),
+      projectName: optional(values, 'project-name'),
     };
-    if (input.organizationName.length > 64) throw new UsageError('--organization-name may have at most 64 characters');
-    if (input.projectName.length > 200) throw new UsageError('--project-name may have at most 200 characters');
+    if (input.organizationName && input.organizationName.length > 64)
+      throw new UsageError('--organization-name may have at most 64 characters');
+    if (input.projectName && input.projectName.length > 200)
+      throw new UsageError('--project-name may have at most 200 characters');
     const { bootstrap } = await import('../../modules/bootstrap/bootstrap.service.ts');
+    const { firstAccountWire } = await import('../../modules/bootstrap/bootstrap.schemas.ts');
     const result = await withDeps(context.config, (deps) => bootstrap(deps, input));
-    emit(
-      context,
-      {
-        organization_id: result.organization.id,
-        project_id: result.project.id,
-        project_api_key: result.project.api_token,
-        user: { id: result.user.id, uuid: result.user.uuid, email: result.user.email },
-        personal_api_key: result.keyValue,
-      },
-      [
-        `user             ${result.user.email} (${result.user.uuid})`,
-        `organization     ${result.organization.name} (${result.organization.id})`,
-        `project          ${result.project.name} (id ${result.project.id})`,
-        `project token    ${result.project.api_token}`,
-        `personal API key ${result.keyValue}   (shown once; store it now)`,
-      ],
-    );
+    emit(context, firstAccountWire(result), [
+      `user             ${result.user.email} (${result.user.uuid})`,
+      `organization     ${result.organization.name} (${result.organization.id})`,
+      `project          ${result.project.name} (id ${result.project.id})`,
+      `project token    ${result.project.api_token}`,
+      `personal API key ${result.keyValue}   (shown once; store it now)`,
+    ]);
   },
 };

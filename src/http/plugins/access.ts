@@ -63,19 +63,37 @@ export const RATE_LIMITS = {
   analytics: { burst: 240, sustained: 1200 },
 };
 
+// `isAllowed` only means "on the allow list"; `isExceeded` is the verdict.
+type Limiter = (request: FastifyRequest) => Promise<{ isExceeded: boolean; ttlInSeconds?: number }>;
+
+/** A bucket of `max` requests per `timeWindow` and key; only once registerAccess registered the plugin (RATE_LIMIT on). */
+export function createLimiter(
+  app: FastifyInstance,
+  max: number,
+  timeWindow: string,
+  keyGenerator: (request: FastifyRequest) => string,
+): Limiter {
+  return app.createRateLimit({ max, timeWindow, keyGenerator }) as unknown as Limiter;
+}
+
+/** Counts the request in each bucket; 429 `throttled` with Retry-After once one is over. */
+export async function applyLimits(limiters: Limiter[], request: FastifyRequest): Promise<void> {
+  for (const limiter of limiters) {
+    const result = await limiter(request);
+    if (result.isExceeded) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
+  }
+}
+
 export async function registerAccess(app: FastifyInstance, deps: Deps) {
   app.decorateRequest('access', null);
   const cache = deps.changes ? await AccessCache.open(deps.changes) : null;
   if (cache) app.addHook('onClose', async () => cache.close());
 
-  // `isAllowed` only means "on the allow list"; `isExceeded` is the verdict.
-  type Limiter = (request: FastifyRequest) => Promise<{ isExceeded: boolean; ttlInSeconds?: number }>;
   let limiters: Record<'default' | 'analytics', Limiter[]> | null = null;
   if (deps.config.rateLimit) {
     await app.register(rateLimit, { global: false });
     const keyOf = (request: FastifyRequest) => request.access?.actor.key.id ?? request.ip;
-    const create = (max: number, timeWindow: string): Limiter =>
-      app.createRateLimit({ max, timeWindow, keyGenerator: keyOf }) as unknown as Limiter;
+    const create = (max: number, timeWindow: string) => createLimiter(app, max, timeWindow, keyOf);
     const ordinary = [create(RATE_LIMITS.default.burst, '1 minute'), create(RATE_LIMITS.default.sustained, '1 hour')];
     // As the platform's heavier endpoints: their own buckets on top of the ordinary ones.
     limiters = {
@@ -104,12 +122,7 @@ export async function registerAccess(app: FastifyInstance, deps: Deps) {
       cache,
     );
 
-    if (limiters) {
-      for (const limiter of limiters[rule.tier ?? 'default']) {
-        const result = await limiter(request);
-        if (result.isExceeded) throw throttled(Math.max(1, Math.ceil(result.ttlInSeconds ?? 1)));
-      }
-    }
+    if (limiters) await applyLimits(limiters[rule.tier ?? 'default'], request);
   };
   // A callback hook: a route without a rule (health, metrics, the SDK's files) costs no promise.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -14,8 +14,8 @@ the persons of a project, with their actions, views and the analytical person vi
 what the SDKs load. Operations are grouped by resource; each says what it does, the scope it needs, who may
 call it, how it pages and the errors worth knowing.
 
-**Authentication.** \`Authorization: Bearer phx_…\`: a personal API key (\`herd bootstrap\` prints the first,
-\`POST /api/personal_api_keys/\` makes more). Each operation names its scope; \`X:write\` grants \`X:read\` and
+**Authentication.** \`Authorization: Bearer phx_…\`: a personal API key (the first comes from the setup link an
+empty install prints, \`POST /api/setup/\`, or from \`herd bootstrap\`; \`POST /api/personal_api_keys/\` makes more). Each operation names its scope; \`X:write\` grants \`X:read\` and
 \`*\` grants every scope. A key limited to some organizations or projects (\`scoped_organizations\`,
 \`scoped_teams\`) gets 403 elsewhere. Capture and the SDK endpoints take the project token instead
 (\`phc_…\`: \`api_token\` of \`GET /api/projects/\`).
@@ -37,6 +37,11 @@ ids) are returned as stored: treat them as untrusted text.`;
 
 /** The resource groups, in the order the page lists them; only those with operations appear. */
 const TAGS = [
+  {
+    name: 'setup',
+    description:
+      'The first run of an empty install: the first account, created with the token of the link the server printed.',
+  },
   { name: 'organizations', description: "Organizations of the key's user; a new one makes its creator owner." },
   { name: 'members', description: 'Members of an organization and their levels: 1 member, 8 admin, 15 owner.' },
   { name: 'roles', description: 'Roles of an organization and the members attached to them (role memberships).' },

@@ -16,10 +16,12 @@ import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
+import { setupRoutes } from './setup.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
 export const routeModules: RouteModule[] = [
   healthRoutes,
+  setupRoutes,
   organizationRoutes,
   memberRoutes,
   projectRoutes,

@@ -60,3 +60,16 @@ export async function findOrCreateUser(
 export async function lockUser(db: Db, userId: number): Promise<void> {
   await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
 }
+
+export async function anyUserExists(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** One constant key: the first account of a database is created by one transaction at a time. */
+export const FIRST_ACCOUNT_LOCK_KEY = 7_241_008;
+
+/** Waits for, then holds until the transaction ends, the lock under which the first account is created. */
+export async function lockFirstAccount(trx: Db): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK_KEY}::bigint)`.execute(trx);
+}
