@@ -3,7 +3,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { shownValue } from '../json-shape.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { rangeSql, type LocalRange } from './date-range.ts';
 import {
   andSql,

@@ -7,7 +7,7 @@ import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
 import { compilePropertyFilter, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
 import { resolveCohortFilters } from '../modules/cohorts/cohort-filters.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { jsonParam, stringParam, type RawParams } from './params.ts';
 
 export type { FilterNode };

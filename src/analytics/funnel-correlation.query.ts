@@ -3,7 +3,8 @@
 // optionally only converted / only dropped-off ones.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, selectPersonsByUuid, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { rangeSql } from './date-range.ts';
 import { entitySql, parseEntity, resolveEntity } from './entities.ts';
 import { parseFilter, resolveFilter, type FilterNode } from './filters.ts';

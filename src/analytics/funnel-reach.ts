@@ -6,7 +6,7 @@
 // of that step when its start is within the window; keeping the latest start is enough, since a
 // later start leaves the most window. The other funnels go through their attempts.
 import { sql, type RawBuilder } from 'kysely';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { attemptsWithExclusionsSql, flag, funnelEventsSql, needsLaterEvent, type FunnelSpec } from './funnel-steps.ts';
 
 const latest = (k: number) => sql.ref(`m${k}`);

@@ -2,7 +2,7 @@
 // person as SQL over `events`, for ordered, strict and unordered funnels.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { bucketSql, localSql, rangeSql, type Interval, type LocalRange } from './date-range.ts';
 import { entitiesParam, entitySql, parseEntity, resolveEntities, type Entity } from './entities.ts';
 import { andSql, filterSql, propertiesParam, searchSql, type FilterNode } from './filters.ts';

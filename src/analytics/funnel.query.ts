@@ -3,7 +3,8 @@
 // one entrance period and converted (or dropped-off) persons.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, selectPersonsByUuid, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { bucketSql, formatLocal, localSql, parseDate, rangeSql, truncate } from './date-range.ts';
 import { entitySql } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';

@@ -3,7 +3,8 @@
 // gap-starting one dormant; the persons with the requested label at target_date are returned.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { acrossSlices } from './person-slices.ts';
 import {
   addInterval,

@@ -4,7 +4,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { escapeLike } from '../db/like-pattern.ts';
 import { AppError, validationError } from '../errors.ts';
-import { renderActors, selectPersonsByUuid, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, selectPersonsByUuid, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { rangeSql } from './date-range.ts';
 import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
 import { stepSelection } from './funnel.query.ts';

@@ -3,7 +3,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { PersonWire } from '../modules/persons/person.serializer.ts';
-import { renderActors, type ViewContext } from './actors.ts';
+import { renderActors } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { acrossSlices } from './person-slices.ts';
 import {
   addInterval,

@@ -1,7 +1,8 @@
 // Persons behind one stickiness bar: those active in exactly N distinct interval
 // buckets (project timezone) of the range, for the target entity.
 import { sql } from 'kysely';
-import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { bucketSql, localSql } from './date-range.ts';
 import { entityEventsSql, resolveEntity, targetEntity } from './entities.ts';
 import { rangeParam, intervalParam, intParam, type RawParams } from './params.ts';

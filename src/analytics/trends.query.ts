@@ -2,7 +2,8 @@
 // target entity in the point's window, most events (or largest property aggregate) first.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import { renderActors, type ActorsResult } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { addInterval, parseDate, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
 import { entityEventsSql, resolveEntity, targetEntity, type Entity } from './entities.ts';
 import { filterSql, parseFilter, resolveFilter } from './filters.ts';

@@ -2,7 +2,7 @@
 // reached each step, and the seconds between the first time each of them reached the step before
 // and the first time they reached it (mean, and median over the gaps of every slice).
 import { sql, type RawBuilder } from 'kysely';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { funnelReachSql } from '../funnel-reach.ts';
 import type { FunnelSpec } from '../funnel-steps.ts';
 import { acrossSlices } from '../person-slices.ts';

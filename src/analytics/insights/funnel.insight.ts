@@ -4,7 +4,7 @@
 // `funnel_viz_type=trends` the conversion rate of each entrance period.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { filterSql, parseFilter, resolveFilter } from '../filters.ts';

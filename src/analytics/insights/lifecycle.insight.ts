@@ -2,7 +2,7 @@
 // returning, resurrecting and dormant (counted negative), from the same per-person periods as the
 // lifecycle persons view that each point links to.
 import { sql } from 'kysely';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { addInterval, intervalSql } from '../date-range.ts';
 import { LIFECYCLE_TYPES, lifecycleSpec, type LifecycleSpec } from '../lifecycle.query.ts';
 import type { RawParams } from '../params.ts';

@@ -3,7 +3,7 @@
 // `path_start_key`/`path_end_key` lists them) and the mean milliseconds between the two nodes.
 import { sql } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { intParam, rangeParam, type RawParams } from '../params.ts';
 import { pathNodesSql } from '../path.query.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';

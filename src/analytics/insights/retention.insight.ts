@@ -3,7 +3,7 @@
 // view; each row and cell links to that view for the cohort (a cell's people are those whose
 // `appearances` hold 1 at the cell's index).
 import { sql, type RawBuilder } from 'kysely';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { addInterval, formatLocal } from '../date-range.ts';
 import { stringParam, type RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';

@@ -2,7 +2,7 @@
 // persons-view parameters that select it, and the conditions all its numbers share.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { entitiesParam, entitySql, resolveEntities, type Entity } from '../entities.ts';
 import { filterSql, propertiesParam, searchSql } from '../filters.ts';
 import type { RawParams } from '../params.ts';

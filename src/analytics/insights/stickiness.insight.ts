@@ -3,7 +3,7 @@
 // persons view with `stickiness_days=N`.
 import { sql } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { bucketSql, localSql, rangeSql } from '../date-range.ts';
 import { andSql } from '../filters.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';

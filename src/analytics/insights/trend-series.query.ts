@@ -3,7 +3,7 @@
 // `dau` number is the count of the persons its link lists.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import {
   addInterval,
   bucketSql,

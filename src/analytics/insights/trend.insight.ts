@@ -3,7 +3,7 @@
 // answers stickiness or lifecycle instead.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { addInterval, type Interval, type LocalRange } from '../date-range.ts';
 import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
 import { intervalParam, intParam, jsonParam, rangeParam, stringParam, type RawParams } from '../params.ts';
