@@ -56,14 +56,18 @@ async function time(run: () => Promise<unknown>): Promise<{ p50: number; p95: nu
   return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
 }
 
-/** Functions run by turns (each once a round, RUNS rounds after one warm-up round): each one's p50. */
+/**
+ * Functions run by turns (each once a round, RUNS rounds after one warm-up round): each one's p50.
+ * Every other round runs all but the first in reverse, so none always follows the same one.
+ */
 async function timeTurns(runs: (() => Promise<unknown>)[]): Promise<number[]> {
   for (const run of runs) await run();
   const samples = runs.map((): number[] => []);
+  const indexes = runs.map((_, j) => j);
   for (let i = 0; i < RUNS; i++) {
-    for (const [j, run] of runs.entries()) {
+    for (const j of i % 2 ? [0, ...indexes.slice(1).reverse()] : indexes) {
       const start = performance.now();
-      await run();
+      await runs[j]();
       samples[j].push(performance.now() - start);
     }
   }
