@@ -7,6 +7,9 @@
 //   node bench/analytics.bench.ts --url postgres://…/herd_bench_analytics --events 10000000 --runs 3
 //   node bench/analytics.bench.ts --db pglite --events 100000
 //   node bench/analytics.bench.ts --slices 1 --only funnel     (one connection per query; views whose label has "funnel")
+//   node bench/analytics.bench.ts --events 200000 --ab-root /tmp/base   (each view of this checkout by turns with
+//     the same view of another checkout, e.g. `git worktree add /tmp/base <commit>` with node_modules linked, on
+//     the same data: the ratio this / before)
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -27,6 +30,8 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: '' },
     // ANALYTICS_SLICES for the app under test (default: automatic, 3 on PostgreSQL).
     slices: { type: 'string', default: '' },
+    // Another checkout (the code before a change): its app answers each view by turns with this one's.
+    'ab-root': { type: 'string', default: '' },
   },
 });
 const SIZES = args.events.split(',').map(Number);
@@ -49,6 +54,29 @@ async function time(run: () => Promise<unknown>): Promise<{ p50: number; p95: nu
   }
   samples.sort((x, y) => x - y);
   return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
+}
+
+/**
+ * Functions run by turns (each once a round, RUNS rounds after one warm-up round): each one's p50.
+ * Every other round runs all but the first in reverse, so none always follows the same one.
+ */
+async function timeTurns(runs: (() => Promise<unknown>)[]): Promise<number[]> {
+  for (const run of runs) await run();
+  const samples = runs.map((): number[] => []);
+  const indexes = runs.map((_, j) => j);
+  for (let i = 0; i < RUNS; i++) {
+    for (const j of i % 2 ? [0, ...indexes.slice(1).reverse()] : indexes) {
+      const start = performance.now();
+      await runs[j]();
+      samples[j].push(performance.now() - start);
+    }
+  }
+  return samples.map((list) =>
+    percentile(
+      [...list].sort((x, y) => x - y),
+      0.5,
+    ),
+  );
 }
 
 /**
@@ -90,6 +118,8 @@ interface Measured {
   /** The p50 of the count(*) of the view's range, timed by turns with the view. */
   baseline: number;
   ratio: number;
+  /** With --ab-root: the other checkout's p50 of the view, timed by turns with this one's. */
+  before?: number;
 }
 
 async function measureSize(pgUrl: string | null, events: number): Promise<Measured[]> {
@@ -102,12 +132,16 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
     databaseUrl: pgUrl,
     analyticsSlices: args.slices ? Number(args.slices) : null,
   });
-  const app = await buildApp({ db: handle.db, config, clock: { now: () => SEED_END }, log: createLogger('silent') });
-  const request = async (path: string, params: Record<string, unknown>) => {
+  const deps = { db: handle.db, config, clock: { now: () => SEED_END }, log: createLogger('silent') };
+  const app = await buildApp(deps);
+  const other = args['ab-root']
+    ? await ((await import(`${args['ab-root']}/src/app.ts`)) as { buildApp: typeof buildApp }).buildApp(deps)
+    : null;
+  const request = async (path: string, params: Record<string, unknown>, on = app) => {
     const query = new URLSearchParams(
       Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
     );
-    const res = await app.inject({
+    const res = await on.inject({
       method: 'GET',
       url: `/api/projects/${teamId}/${path}/?${query}`,
       headers: tenant.headers,
@@ -124,6 +158,15 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
   for (const range of ['day', 'week', 'month'] as Range[]) baseline[range] = (await time(count(range))).p50;
   const measured: Measured[] = [];
   for (const view of ANALYTICS_VIEWS.filter((v) => !args.only || v.label.includes(args.only))) {
+    if (other) {
+      const [base, before, p50] = await timeTurns([
+        count(view.range),
+        () => request(view.path, view.params, other),
+        () => request(view.path, view.params),
+      ]);
+      measured.push({ label: view.label, range: view.range, p50, p95: 0, baseline: base, ratio: p50 / base, before });
+      continue;
+    }
     const timed = await timePaired(() => request(view.path, view.params), count(view.range));
     measured.push({ label: view.label, range: view.range, ...timed, ratio: timed.p50 / timed.baseline });
   }
@@ -144,6 +187,7 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
         'p95 ms': '',
         'count(*) p50 ms': '',
         'p50 / count(*) of its range': '1.00×',
+        ...(other ? { 'before p50 ms': '', 'this / before': '' } : {}),
       })),
       ...measured.map((m) => ({
         query: `${m.label} (${m.range})`,
@@ -151,6 +195,9 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
         'p95 ms': m.p95.toFixed(1),
         'count(*) p50 ms': m.baseline.toFixed(1),
         'p50 / count(*) of its range': ratio(m.p50, m.baseline),
+        ...(m.before === undefined
+          ? {}
+          : { 'before p50 ms': m.before.toFixed(1), 'this / before': ratio(m.p50, m.before) }),
       })),
       {
         query: 'baseline again at the end: count(*) of the month',
@@ -172,6 +219,7 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
     })),
   );
   await app.close();
+  await other?.close();
   await handle.close();
   return measured;
 }

@@ -6,17 +6,9 @@ import type { Dataset } from './http-dataset.ts';
 import { makeBatches, sendToHerd } from './http-capture.ts';
 import { runLoad, sequence } from './http-load.ts';
 import { RssWatch, type ServerChild } from './http-processes.ts';
-import type { MemoryFigures } from './http-report.ts';
+import type { MemoryRun } from './http-memory-figures.ts';
 
 const MB = 1024 * 1024;
-
-export interface MemoryRun {
-  /** Which checkout: 'this' or the `--ab-root` one. */
-  checkout: string;
-  figures: MemoryFigures;
-  eventsPerSecond: number;
-  reads: { retrieve: number; distinctId: number };
-}
 
 export async function measureMemory(
   checkout: string,

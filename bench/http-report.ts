@@ -2,19 +2,11 @@
 // against the target issue 14 sets for it.
 import type { CaptureResult } from './http-capture.ts';
 import type { FloodResult } from './http-flood.ts';
-import type { MemoryRun } from './http-memory.ts';
+import type { MemoryFigures, MemoryRun } from './http-memory-figures.ts';
 import type { ColdStartRun } from './http-processes.ts';
 import type { Summary } from './http-load.ts';
 import type { ReadResult } from './http-reads.ts';
 import { formatRate, printTable, type Row } from './lib.ts';
-
-export interface MemoryFigures {
-  afterStartMb: number;
-  capturePeakMb: number | null;
-  afterCaptureMb: number | null;
-  readPeakMb: number | null;
-  baselineReadPeakMb: number | null;
-}
 
 export interface ColdStart {
   herd: ColdStartRun[];

@@ -1,18 +1,23 @@
 // Prints the import graph of src/ between folders (and the files at its root) as a Mermaid
 // flowchart, each arrow labelled with how many imports run along it: `npm run graph`. Tests are
 // left out. With `--modules`, each folder of src/modules/ is a node of its own. A cycle between
-// nodes is listed after the chart and makes the exit code 1.
+// nodes, or between single files of src/, console/src/ or bench/ (type-only imports included), is
+// listed after the chart and makes the exit code 1. With `--check`, nothing is printed but the
+// difference between the chart and the one in docs/architecture.md, which fails the run too.
 import fs from 'node:fs';
 import path from 'node:path';
 
-const SRC = path.resolve(import.meta.dirname, '../src');
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SRC = path.join(ROOT, 'src');
+const DOC = path.join(ROOT, 'docs/architecture.md');
 const splitModules = process.argv.includes('--modules');
+const check = process.argv.includes('--check');
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(full);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
   });
 }
 
@@ -52,8 +57,8 @@ for (const from of nodes) {
   }
 }
 
-/** Every node that can reach itself, found by a depth-first walk. */
-function cycles(): string[][] {
+/** Every node of `edges` that can reach itself, found by a depth-first walk. */
+function cycles(edges: Map<string, Map<string, number>>, nodes: string[]): string[][] {
   const found: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -71,7 +76,40 @@ function cycles(): string[][] {
   return found;
 }
 
-console.log(lines.join('\n'));
-const loops = cycles();
+/** File to file, over src/, console/src/ and bench/: a cycle there blurs which file is below which. */
+function fileEdges(): Map<string, Map<string, number>> {
+  const files = ['src', 'console/src', 'bench'].flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
+  const known = new Set(files);
+  const graph = new Map<string, Map<string, number>>();
+  for (const file of files) {
+    const targets = new Map<string, number>();
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+      const to = path.resolve(path.dirname(file), match[1]);
+      if (known.has(to)) targets.set(path.relative(ROOT, to), 1);
+    }
+    graph.set(path.relative(ROOT, file), targets);
+  }
+  return graph;
+}
+
+const files = fileEdges();
+const loops = [...cycles(edges, nodes), ...cycles(files, [...files.keys()].sort())];
+const chart = lines.join('\n');
+if (check) {
+  // The doc's chart is the one of folders (without --modules).
+  const documented = /```mermaid\n(flowchart TD\n[\s\S]*?)\n```/.exec(fs.readFileSync(DOC, 'utf8'))?.[1] ?? '';
+  if (documented !== chart) {
+    const shown = new Set(documented.split('\n'));
+    const actual = new Set(lines);
+    for (const line of lines) if (!shown.has(line)) console.log(`+ ${line}`);
+    for (const line of shown) if (!actual.has(line)) console.log(`- ${line}`);
+    console.log(
+      'docs/architecture.md: the import graph differs from the code (+ code, - doc): npm run graph prints it',
+    );
+    process.exitCode = 1;
+  }
+} else {
+  console.log(chart);
+}
 for (const loop of loops) console.log(`%% cycle: ${loop.join(' -> ')}`);
-process.exitCode = loops.length > 0 ? 1 : 0;
+if (loops.length > 0) process.exitCode = 1;

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
 import type { Organization, Page, Project } from './api/types.ts';
+import type { Workspace } from './workspace.ts';
 import { ErrorMessage, Loading } from './components/feedback.tsx';
 import { useLoad } from './components/use-load.ts';
 import { Layout } from './layout.tsx';
@@ -10,11 +11,6 @@ import { useRoute } from './router.ts';
 import { onSessionChange, readKey, signOut } from './session.ts';
 import { SetupScreen } from './screens/setup.tsx';
 import { SignIn } from './screens/sign-in.tsx';
-
-export interface Workspace {
-  projects: Project[];
-  organizations: Organization[];
-}
 
 async function loadWorkspace(): Promise<Workspace> {
   const projects = await api<Page<Project>>('/api/projects/', { query: { limit: 1000 } });

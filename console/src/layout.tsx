@@ -1,17 +1,10 @@
 // The signed-in frame: the project switcher, the navigation, sign out, and the screen of the route.
 import { useEffect, useRef } from 'preact/hooks';
-import type { Workspace } from './app.tsx';
-import type { Organization, Project } from './api/types.ts';
 import { href, navigate, projectHref, type Route } from './router.ts';
 import { signOut } from './session.ts';
 import { Screen } from './screens/screen.tsx';
-
-export interface ProjectContext {
-  project: Project;
-  organization: Organization | undefined;
-  /** The route's segments after `p/<project>/<screen>`. */
-  rest: string[];
-}
+import type { Project } from './api/types.ts';
+import type { Workspace } from './workspace.ts';
 
 const SECTIONS: Array<[segment: string, label: string]> = [
   ['persons', 'Persons'],

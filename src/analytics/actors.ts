@@ -1,22 +1,11 @@
 // Turns the person ids an analytical query chose for a page into Person objects, counting those
 // the events point to that no longer exist (deleted) as `missing_persons`.
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db/database.ts';
 import { serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
 import { loadPersons } from '../modules/persons/persons.repository.ts';
 import type { PageRequest } from '../wire/page.ts';
 import { acrossPersonSlices } from './person-slices.ts';
-
-export interface ViewContext {
-  db: Db;
-  teamId: number;
-  timezone: string;
-  now: Date;
-  /** How many person-id slices per-person queries split over (see person-slices.ts); 1 when absent. */
-  slices?: number;
-  /** The fewest person ids a slice spans; smaller projects take fewer slices. */
-  minIdsPerSlice?: number;
-}
+import type { ViewContext } from './view-context.ts';
 
 export interface ActorsResult {
   people: PersonWire[];

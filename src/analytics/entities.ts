@@ -3,15 +3,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import { shownValue } from '../json-shape.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { rangeSql, type LocalRange } from './date-range.ts';
 import {
   andSql,
+  eventFiltersSql,
   filterSql,
   parseFilter,
-  propertiesParam,
   resolveFilter,
-  searchSql,
+  type EventFilters,
   type FilterNode,
 } from './filters.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from './params.ts';
@@ -121,25 +121,23 @@ export function entitySql(entity: Entity, teamId: number): RawBuilder<unknown> {
 
 /**
  * The event row `e` is one of the entity's, by a person of the project, in the range, and matches
- * the request's `properties` and `search`; `extra` adds a view's own condition, read after those.
+ * the request's `properties` and `search` (and a view's own `extra` condition).
  */
-export async function entityEventsSql(
+export function entityEventsSql(
   context: ViewContext,
-  raw: RawParams,
+  filters: EventFilters,
   entity: Entity,
   range: LocalRange,
-  extra?: () => Promise<RawBuilder<unknown>>,
-): Promise<RawBuilder<unknown>> {
-  const conditions = [
+  extra: RawBuilder<unknown>[] = [],
+): RawBuilder<unknown> {
+  return andSql([
     sql`e.team_id = ${context.teamId}`,
     sql`e.person_id is not null`,
     rangeSql(sql.ref('e.timestamp'), range, context.timezone),
     entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ];
-  if (extra) conditions.push(await extra());
-  return andSql(conditions);
+    ...eventFiltersSql(filters, context.teamId),
+    ...extra,
+  ]);
 }
 
 /** Resolves the cohort filters among an entity's own property filters. */

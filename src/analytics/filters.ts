@@ -7,7 +7,7 @@ import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
 import { compilePropertyFilter, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
 import { resolveCohortFilters } from '../modules/cohorts/cohort-filters.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 import { jsonParam, stringParam, type RawParams } from './params.ts';
 
 export type { FilterNode };
@@ -63,12 +63,38 @@ export function filterSql(node: FilterNode | null, teamId: number): RawBuilder<u
   })}`;
 }
 
-/** `search`: person email or name, or the event's distinct id, containing the text (as PostHog's persons API of 2022–2024 does). */
-export function searchSql(raw: RawParams): RawBuilder<unknown> {
-  const search = stringParam(raw, 'search')?.trim();
+/** `search`: the text (trimmed) persons' email or name, or the event's distinct id, must contain. */
+export function searchParam(raw: RawParams): string | undefined {
+  return stringParam(raw, 'search')?.trim() || undefined;
+}
+
+/** `search` as a condition on the event row `e` (as PostHog's persons API of 2022–2024 reads it). */
+export function searchTextSql(search: string | undefined): RawBuilder<unknown> {
   if (!search) return sql`true`;
   const pattern = containsPattern(search);
   return sql`(e.person_properties->>'email' ilike ${pattern} or e.person_properties->>'name' ilike ${pattern} or e.distinct_id ilike ${pattern})`;
+}
+
+/** `search`: person email or name, or the event's distinct id, containing the text. */
+export function searchSql(raw: RawParams): RawBuilder<unknown> {
+  return searchTextSql(searchParam(raw));
+}
+
+/** What every view narrows its events by: the request's `properties` and `search`. */
+export interface EventFilters {
+  properties: FilterNode | null;
+  search: string | undefined;
+}
+
+/** `properties` (cohorts resolved), then `search`. */
+export async function eventFiltersParam(context: ViewContext, raw: RawParams): Promise<EventFilters> {
+  const properties = await propertiesParam(context, raw);
+  return { properties, search: searchParam(raw) };
+}
+
+/** The filters as conditions on the event row `e`. */
+export function eventFiltersSql(filters: EventFilters, teamId: number): RawBuilder<unknown>[] {
+  return [filterSql(filters.properties, teamId), searchTextSql(filters.search)];
 }
 
 export function andSql(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {

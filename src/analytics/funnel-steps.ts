@@ -1,26 +1,15 @@
-// The funnel engine shared by the funnel and correlation views: every candidate attempt of every
-// person as SQL over `events`, for ordered, strict and unordered funnels.
+// The funnel engine shared by the funnel, correlation and paths views: every candidate attempt of
+// every person as SQL over `events`, for ordered, strict and unordered funnels; each person's best
+// attempt; a funnel entrant's first-touch breakdown value.
 import { sql, type RawBuilder } from 'kysely';
-import { validationError } from '../errors.ts';
-import type { ViewContext } from './actors.ts';
-import { bucketSql, localSql, rangeSql, type Interval, type LocalRange } from './date-range.ts';
-import { entitiesParam, entitySql, parseEntity, resolveEntities, type Entity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql, type FilterNode } from './filters.ts';
-import { rangeParam, choiceParam, intervalParam, intParam, jsonParam, type RawParams } from './params.ts';
+import { bucketSql, localSql, rangeSql } from './date-range.ts';
+import { entitySql, type Entity } from './entities.ts';
+import { andSql, filterSql, searchTextSql } from './filters.ts';
+import type { FunnelSpec } from './funnel-request.ts';
+import type { ViewContext } from './view-context.ts';
 
-const ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
-const WINDOW_UNITS = ['minute', 'hour', 'day', 'week', 'month'] as const;
-
-export interface FunnelSpec {
-  steps: Entity[];
-  exclusions: Entity[];
-  order: (typeof ORDER_TYPES)[number];
-  /** The conversion window as PostgreSQL interval text, e.g. "1209600 seconds" (14 days). */
-  window: string;
-  range: LocalRange;
-  interval: Interval;
-  properties: FilterNode | null;
-  search: RawBuilder<unknown>;
+/** How one statement reads a funnel: options of the engine, not part of the request. */
+export interface FunnelScan {
   /**
    * A step (0-based) every selected person must have performed in the range. Persons without
    * such an event cannot reach it, so their events are skipped before the per-person passes.
@@ -35,72 +24,10 @@ export interface FunnelSpec {
   byPeriod?: boolean;
 }
 
-export async function parseFunnel(
-  raw: RawParams,
-  context: ViewContext,
-  extraProperties: FilterNode | null = null,
-): Promise<FunnelSpec> {
-  const steps = await resolveEntities(context, entitiesParam(raw));
-  if (steps.length === 0) throw validationError('A funnel needs at least one step.', 'events', 'required');
-  const order = choiceParam(raw, 'funnel_order_type', ORDER_TYPES, 'ordered');
-  const exclusionsRaw = jsonParam(raw, 'exclusions');
-  if (exclusionsRaw !== undefined && !Array.isArray(exclusionsRaw))
-    throw validationError('Expected a list of items.', 'exclusions');
-  const exclusions = await resolveEntities(
-    context,
-    ((exclusionsRaw as unknown[] | undefined) ?? []).map((item, index) => {
-      const entity = parseEntity(item, 'exclusions', index);
-      const from = entity.fromStep ?? 0;
-      const to = entity.toStep ?? steps.length - 1;
-      if (from >= to || to > steps.length - 1)
-        throw validationError('Exclusion steps must span at least two funnel steps.', 'exclusions');
-      // Unordered funnels have no step times to bound a partial exclusion (PostHog refuses them too).
-      if (order === 'unordered' && (from !== 0 || to !== steps.length - 1))
-        throw validationError('Partial exclusions are not allowed in unordered funnels.', 'exclusions');
-      return { ...entity, fromStep: from, toStep: to };
-    }),
-    'exclusions',
-  );
-  const days = intParam(raw, 'funnel_window_days', { min: 1, max: 100_000 });
-  const count = days ?? intParam(raw, 'funnel_window_interval', { min: 1, max: 100_000 }) ?? 14;
-  const unit = days !== undefined ? 'day' : choiceParam(raw, 'funnel_window_interval_unit', WINDOW_UNITS, 'day');
-  const interval = intervalParam(raw);
-  const range = rangeParam(raw, context, interval);
-  const global = await propertiesParam(context, raw);
-  const properties: FilterNode | null =
-    global && extraProperties ? { type: 'AND', values: [global, extraProperties] } : (global ?? extraProperties);
-  return {
-    steps,
-    exclusions,
-    order,
-    window: windowText(count, unit),
-    range,
-    interval,
-    properties,
-    search: searchSql(raw),
-  };
-}
-
-const UNIT_SECONDS: Record<Exclude<(typeof WINDOW_UNITS)[number], 'month'>, number> = {
-  minute: 60,
-  hour: 3600,
-  day: 86_400,
-  week: 604_800,
-};
-
-/**
- * The window as interval text: a fixed length in seconds (a day is 24 hours, as in UTC), months
- * on the calendar. Adding seconds to a timestamptz is plain arithmetic; adding days works in the
- * session's time zone, ~0.25 µs an addition, and the passes add the window to several times an event.
- */
-function windowText(count: number, unit: (typeof WINDOW_UNITS)[number]): string {
-  return unit === 'month' ? `${count} month` : `${count * UNIT_SECONDS[unit]} seconds`;
-}
-
 export const flag = (k: number) => sql.ref(`s${k}`);
 
-function requiredSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
-  const step = spec.requiredStep;
+function requiredSql(context: ViewContext, spec: FunnelSpec, scan: FunnelScan): RawBuilder<unknown> {
+  const step = scan.requiredStep;
   // Unordered funnels count any N of the steps, so no single step is required.
   if (step === undefined || step < 1 || step >= spec.steps.length || spec.order === 'unordered') return sql`true`;
   return sql`e.person_id in (
@@ -118,15 +45,15 @@ export function needsLaterEvent(previous: Entity, next: Entity): boolean {
  * step when unordered), `steps` the number of steps reached from it within the window, `times`
  * the time each step was reached (null past the last one; unordered: the start only).
  */
-export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
+function attemptsSql(context: ViewContext, spec: FunnelSpec, scan: FunnelScan): RawBuilder<unknown> {
   const { steps, order } = spec;
   const n = steps.length;
   const window = sql`${spec.window}::interval`;
-  const events = funnelEventsSql(context, spec, requiredSql(context, spec));
-  const period = spec.byPeriod ? sql`, period` : sql``;
+  const events = funnelEventsSql(context, spec, scan, requiredSql(context, spec, scan));
+  const period = scan.byPeriod ? sql`, period` : sql``;
   if (order === 'unordered') return unorderedSql(events, n, window, period);
   if (order === 'strict') return strictSql(events, n, window, period);
-  return orderedSql(events, steps, window, spec.byPeriod ?? false);
+  return orderedSql(events, steps, window, scan.byPeriod ?? false);
 }
 
 /**
@@ -136,6 +63,7 @@ export function attemptsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<
 export function funnelEventsSql(
   context: ViewContext,
   spec: FunnelSpec,
+  scan: FunnelScan,
   extra: RawBuilder<unknown> = sql`true`,
 ): RawBuilder<unknown> {
   const { steps, order } = spec;
@@ -151,15 +79,15 @@ export function funnelEventsSql(
     sql`e.person_id is not null`,
     rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone),
     filterSql(spec.properties, context.teamId),
-    spec.search,
+    searchTextSql(spec.search),
     matchAny,
     extra,
-    spec.slice ?? sql`true`,
+    scan.slice ?? sql`true`,
   ]);
   const flags = sql.join(
     steps.map((step, k) => sql`coalesce(${entitySql(step, context.teamId)}, false) as ${flag(k)}`),
   );
-  const period = spec.byPeriod
+  const period = scan.byPeriod
     ? sql`, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), spec.interval)} as period`
     : sql``;
   return sql`select e.person_id, e.timestamp as ts, e.id, ${flags}${period} from events e where ${where}`;
@@ -280,14 +208,53 @@ function unorderedSql(
 }
 
 /**
- * Each person's best attempt (most steps, then the earliest start) with its start `first_ts`, its
- * end `final_ts` when it converted, and `times`, when it reached each step.
+ * Each person's best attempt of `attempts` (most steps, then the earliest start), with `columns`
+ * of it (expressions on the attempt's row).
  */
-export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
+export function bestAttemptsSql(attempts: RawBuilder<unknown>, columns: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
-    select distinct on (person_id) person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts, times
-    from (${attemptsWithExclusionsSql(context, spec)}) attempts
+    select distinct on (person_id) ${columns}
+    from (${attempts}) attempts
     order by person_id, steps desc, t0`;
+}
+
+/**
+ * Each person's best attempt with its start `first_ts`, its end `final_ts` when it converted, and
+ * `times`, when it reached each step.
+ */
+export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, scan: FunnelScan = {}): RawBuilder<unknown> {
+  return bestAttemptsSql(
+    attemptsWithExclusionsSql(context, spec, scan),
+    sql`person_id, steps, t0 as first_ts, case when steps = ${spec.steps.length} then final_ts end as final_ts, times`,
+  );
+}
+
+/**
+ * Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first step-1
+ * event in the range (first-touch attribution, PostHog's default).
+ */
+export function firstTouchSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  scan: FunnelScan,
+  value: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`
+    select distinct on (e.person_id) e.person_id, ${value} as value
+    from events e
+    where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
+      and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${scan.slice ?? sql`true`}
+    order by e.person_id, e.timestamp, e.id`;
+}
+
+/** The funnel entrant `f` is one whose first-touch event (firstTouchSql) meets `condition`. */
+export function firstTouchMatchSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  scan: FunnelScan,
+  condition: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, scan, condition)}) b where b.value)`;
 }
 
 /**
@@ -295,8 +262,12 @@ export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec): RawBui
  * and to-step were reached (from-step + window when the to-step was not). Unordered funnels have
  * no step times: their exclusions span the whole attempt.
  */
-export function attemptsWithExclusionsSql(context: ViewContext, spec: FunnelSpec): RawBuilder<unknown> {
-  const attempts = attemptsSql(context, spec);
+export function attemptsWithExclusionsSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  scan: FunnelScan = {},
+): RawBuilder<unknown> {
+  const attempts = attemptsSql(context, spec, scan);
   if (spec.exclusions.length === 0) return attempts;
   const window = sql`${spec.window}::interval`;
   // One anti-join per exclusion, not a correlated `not exists`: on Citus the events are spread by

@@ -98,6 +98,17 @@ function sessionNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<u
     ) keyed`;
 }
 
+/**
+ * The two engines of the path nodes: `forward` (forwardNodesSql) when every cut is known as a row
+ * is read (no end point), one ordering per person that the person index gives; `sessions`
+ * (sessionNodesSql) when a session's cut depends on what comes later in it (an end point).
+ */
+export type PathEngine = 'forward' | 'sessions';
+
+export function pathEngineOf(cut: PathCut): PathEngine {
+  return cut.endPoint === undefined ? 'forward' : 'sessions';
+}
+
 export function pathSessionNodesSql(items: RawBuilder<unknown>, cut: PathCut): RawBuilder<unknown> {
-  return cut.endPoint === undefined ? forwardNodesSql(items, cut) : sessionNodesSql(items, cut);
+  return pathEngineOf(cut) === 'forward' ? forwardNodesSql(items, cut) : sessionNodesSql(items, cut);
 }

@@ -3,7 +3,7 @@
 // person numbers add up across them and pages merge.
 import { sql, type RawBuilder } from 'kysely';
 import type { Config } from '../config.ts';
-import type { ViewContext } from './actors.ts';
+import type { ViewContext } from './view-context.ts';
 
 // Splitting a small project costs more round trips than it saves.
 const MIN_IDS_PER_SLICE = 2000;

@@ -1,27 +1,13 @@
 // Persons of one retention cohort with their appearances. The window ends at
 // E = date_to + 1 period (midnight, except hourly) and spans total_intervals periods back.
-import { sql, type RawBuilder } from 'kysely';
-import { validationError } from '../errors.ts';
+import { sql } from 'kysely';
 import type { PersonWire } from '../modules/persons/person.serializer.ts';
-import { renderActors, type ViewContext } from './actors.ts';
-import { acrossSlices } from './person-slices.ts';
-import {
-  addInterval,
-  formatLocal,
-  localSql,
-  localTime,
-  parseDate,
-  rangeSql,
-  truncate,
-  type Interval,
-} from './date-range.ts';
-import { entitySql, parseEntity, resolveEntity, type Entity } from './entities.ts';
-import { andSql, filterSql, propertiesParam, searchSql } from './filters.ts';
-import { choiceParam, intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import type { PageRequest } from '../wire/page.ts';
-
-const PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const;
-const DEFAULT_TARGET = { id: '$pageview', type: 'events' };
+import { renderActors } from './actors.ts';
+import type { RawParams } from './params.ts';
+import { acrossSlices } from './person-slices.ts';
+import { parseRetentionRequest, retentionRelations } from './retention.ts';
+import type { ViewContext } from './view-context.ts';
 
 export interface RetentionResult {
   result: { person: PersonWire; appearances: number[] }[];
@@ -29,142 +15,14 @@ export interface RetentionResult {
   missing: number;
 }
 
-function entityParam(context: ViewContext, raw: RawParams, key: string, fallback: unknown): Promise<Entity> {
-  const value = jsonParam(raw, key) ?? fallback;
-  return resolveEntity(context, parseEntity(value, key, 0), key);
-}
-
-/** The cohort window: S and E in local time (Week: S moved back to the preceding Sunday). */
-export function retentionWindow(dateTo: Date, interval: Interval, total: number): { start: Date; end: Date } {
-  let end = addInterval(dateTo, interval, 1);
-  if (interval !== 'hour') end = truncate(end, 'day');
-  let start = addInterval(end, interval, -total);
-  if (interval === 'week') start = truncate(start, 'week');
-  return { start, end };
-}
-
-export interface RetentionSpec {
-  interval: Interval;
-  total: number;
-  /** The cohort index the request selects (selected_interval or breakdown_values). */
-  selected: number;
-  /** The window's end as the request gave it (local time), before rounding. */
-  dateTo: Date;
-  start: Date;
-  end: Date;
-  /** Rows `(person_id, cohort)` of a person slice: the cohort index of each performer of the target event (first-time: one each). */
-  cohorts(slice: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** Rows `(person_id, period)` of a person slice: each period in the window where a person performed the returning event. */
-  returned(slice: RawBuilder<unknown>): RawBuilder<unknown>;
-  /**
-   * Rows `(person_id, cohorts, returns)` of a person slice from one read of each person's events:
-   * the person's cohort indexes and return periods, each sorted and distinct (`returns` null when
-   * `sameEntity`: then they are the cohorts).
-   */
-  byPerson(slice: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** Recurring retention of one entity: `returned` holds the same rows as `cohorts`. */
-  sameEntity: boolean;
-}
-
-/** The retention table's relations, shared by the persons view and the insight. */
-export async function retentionSpec(context: ViewContext, raw: RawParams): Promise<RetentionSpec> {
-  const target = await entityParam(context, raw, 'target_entity', DEFAULT_TARGET);
-  const returning =
-    jsonParam(raw, 'returning_entity') === undefined
-      ? target
-      : await entityParam(context, raw, 'returning_entity', DEFAULT_TARGET);
-  const type = choiceParam(
-    raw,
-    'retention_type',
-    ['retention_recurring', 'retention_first_time'],
-    'retention_recurring',
-  );
-  const interval = choiceParam(raw, 'period', PERIODS, 'Day').toLowerCase() as Interval;
-  const total = intParam(raw, 'total_intervals', { min: 1, max: 1000 }) ?? 11;
-  let selected = intParam(raw, 'selected_interval', { min: 0 }) ?? 0;
-  const breakdownValues = jsonParam(raw, 'breakdown_values');
-  if (breakdownValues !== undefined) {
-    if (!Array.isArray(breakdownValues) || !Number.isInteger(breakdownValues[0]))
-      throw validationError('Expected a list holding a cohort index.', 'breakdown_values');
-    selected = breakdownValues[0] as number;
-  }
-  if (selected < 0 || selected >= total)
-    throw validationError(`Ensure this value is less than ${total}.`, 'selected_interval');
-  const dateToRaw = stringParam(raw, 'date_to');
-  const dateTo =
-    dateToRaw === undefined
-      ? localTime(context.now, context.timezone)
-      : parseDate(dateToRaw, context.timezone, context.now, 'date_to').value;
-  const { start, end } = retentionWindow(dateTo, interval, total);
-
-  const local = localSql(sql.ref('e.timestamp'), context.timezone);
-  const startSql = sql`${formatLocal(start)}::timestamp`;
-  const index = periodIndex(interval, startSql);
-  const common = [
-    sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
-  ];
-  const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
-  const isTarget = entitySql(target, context.teamId);
-  const isReturn = entitySql(returning, context.teamId);
-  const firstTime = type === 'retention_first_time';
-  const windowStart = sql`(${startSql} at time zone ${context.timezone})`;
-  const windowEnd = sql`(${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
-  const cohorts = (slice: RawBuilder<unknown>) =>
-    !firstTime
-      ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
-      : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
-        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, isTarget])} group by e.person_id
-      ) f where f.first_time >= ${windowStart} and f.first_time < ${windowEnd}`;
-  const returned = (slice: RawBuilder<unknown>) =>
-    sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, isReturn, inWindow])}`;
-  const sameEntity = !firstTime && returning === target;
-  const byPerson = (slice: RawBuilder<unknown>) => {
-    const firstSeen = sql`min(e.timestamp) filter (where ${isTarget})`;
-    const cohortsOf = firstTime
-      ? sql`case when ${firstSeen} >= ${windowStart} and ${firstSeen} < ${windowEnd} then array[${index(localSql(firstSeen, context.timezone))}] end`
-      : sql`array_agg(distinct ${index(local)}) filter (where ${isTarget})`;
-    const returnsOf = sameEntity
-      ? sql`null::int[]`
-      : sql`array_agg(distinct ${index(local)}) filter (where ${isReturn} and ${inWindow})`;
-    // First-time cohorts look before the window for each person's first event.
-    const scope = firstTime
-      ? sql`(${isTarget} or (${isReturn} and ${inWindow}))`
-      : sql`((${isTarget} or ${isReturn}) and ${inWindow})`;
-    return sql`select e.person_id, ${cohortsOf} as cohorts, ${returnsOf} as returns from events e where ${andSql([...common, slice, scope])} group by e.person_id`;
-  };
-  return { interval, total, selected, dateTo, start, end, cohorts, returned, byPerson, sameEntity };
-}
-
-/**
- * Index of the period holding a local time: whole periods since S (months counted on the
- * calendar). Days and weeks count calendar days (S is a midnight); hours count elapsed seconds.
- */
-function periodIndex(
-  interval: Interval,
-  startSql: RawBuilder<unknown>,
-): (t: RawBuilder<unknown>) => RawBuilder<number> {
-  if (interval === 'day') return (t) => sql<number>`(${t}::date - ${startSql}::date)`;
-  if (interval === 'week') {
-    // Floor division (integer division truncates towards zero).
-    return (t) =>
-      sql<number>`((${t}::date - ${startSql}::date) - (((${t}::date - ${startSql}::date) % 7) + 7) % 7) / 7`;
-  }
-  if (interval === 'hour') return (t) => sql<number>`floor(date_part('epoch', ${t} - ${startSql}) / 3600)::int`;
-  const step = sql`${'1 month'}::interval`;
-  const months = (t: RawBuilder<unknown>) =>
-    sql`((extract(year from ${t}) - extract(year from ${startSql})) * 12 + extract(month from ${t}) - extract(month from ${startSql}))::int`;
-  return (t) => sql<number>`(${months(t)} - case when ${t} < ${startSql} + ${months(t)} * ${step} then 1 else 0 end)`;
-}
-
 export async function retentionActors(
   context: ViewContext,
   raw: RawParams,
   page: PageRequest,
 ): Promise<RetentionResult> {
-  const { total, selected, cohorts, returned } = await retentionSpec(context, raw);
+  const request = await parseRetentionRequest(context, raw);
+  const { total, selected } = request;
+  const { cohorts, returned } = retentionRelations(context, request);
   const parts = await acrossSlices(
     context,
     async (slice) =>

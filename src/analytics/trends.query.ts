@@ -2,38 +2,53 @@
 // target entity in the point's window, most events (or largest property aggregate) first.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { renderActors, type ActorsResult, type ViewContext } from './actors.ts';
+import type { PageRequest } from '../wire/page.ts';
+import { renderActors, type ActorsResult } from './actors.ts';
+import { breakdownValueConditionSql, breakdownValueParam, type BreakdownValue } from './breakdowns.ts';
 import { addInterval, parseDate, resolveRange, truncate, type Interval, type LocalRange } from './date-range.ts';
 import { entityEventsSql, resolveEntity, targetEntity, type Entity } from './entities.ts';
-import { filterSql, parseFilter, resolveFilter } from './filters.ts';
-import { boolParam, intervalParam, jsonParam, stringParam, type RawParams } from './params.ts';
-import type { PageRequest } from '../wire/page.ts';
+import { eventFiltersParam, type EventFilters } from './filters.ts';
+import { boolParam, intervalParam, stringParam, type RawParams } from './params.ts';
+import { COUNT_MATHS, mathPropertySql, NON_TIME_SERIES, PROPERTY_MATHS } from './trends-maths.ts';
+import type { ViewContext } from './view-context.ts';
 
-export const NON_TIME_SERIES = [
-  'ActionsLineGraphCumulative',
-  'ActionsTable',
-  'ActionsPie',
-  'ActionsBarValue',
-  'WorldMap',
-  'BoldNumber',
-  'ActionsDonut',
-  'CalendarHeatmap',
-];
-export const PROPERTY_MATHS: Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> = {
-  sum: (v) => sql`sum(${v})`,
-  avg: (v) => sql`avg(${v})`,
-  min: (v) => sql`min(${v})`,
-  max: (v) => sql`max(${v})`,
-  median: (v) => sql`percentile_cont(0.5) within group (order by ${v})`,
-  p75: (v) => sql`percentile_cont(0.75) within group (order by ${v})`,
-  p90: (v) => sql`percentile_cont(0.9) within group (order by ${v})`,
-  p95: (v) => sql`percentile_cont(0.95) within group (order by ${v})`,
-  p99: (v) => sql`percentile_cont(0.99) within group (order by ${v})`,
-};
-export const COUNT_MATHS = ['total', 'dau', 'unique_session', 'weekly_active', 'monthly_active'];
+/** A trends persons request, as parsed from its parameters. */
+interface TrendsPersonsRequest {
+  entity: Entity;
+  /** The point's window (see trendsWindow). */
+  range: LocalRange;
+  filters: EventFilters;
+  /**
+   * The point's breakdown value. Unlike the insights, this view has no default `breakdown_type`:
+   * it narrows only when both `breakdown_type` and `breakdown_value` are given.
+   */
+  breakdown: BreakdownValue | null;
+  /** How persons are ordered: by their events, or by an aggregate of the entity's math property. */
+  value: { kind: 'count' } | { kind: 'aggregate'; math: string; property: string };
+}
+
+async function parseTrendsPersonsRequest(context: ViewContext, raw: RawParams): Promise<TrendsPersonsRequest> {
+  const entity = await resolveEntity(context, targetEntity(raw));
+  const interval = intervalParam(raw);
+  const range = trendsWindow(raw, context, interval, entity.math);
+  const filters = await eventFiltersParam(context, raw);
+  const type = stringParam(raw, 'breakdown_type');
+  const value = raw.breakdown_value === undefined ? undefined : String(stringParam(raw, 'breakdown_value') ?? '');
+  const breakdown =
+    type === undefined || value === undefined
+      ? null
+      : await breakdownValueParam(context, raw, {
+          type,
+          value,
+          attr: 'breakdown_value',
+          allowAll: true,
+          histogram: () => stringParam(raw, 'breakdown_histogram_bin_count') !== undefined,
+        });
+  return { entity, range, filters, breakdown, value: valueParam(entity) };
+}
 
 /** The window of the point: the whole range for cumulative/non-time-series displays, else the bucket. */
-export function trendsWindow(raw: RawParams, context: ViewContext, interval: Interval, math: string): LocalRange {
+function trendsWindow(raw: RawParams, context: ViewContext, interval: Interval, math: string): LocalRange {
   const display = stringParam(raw, 'display') ?? 'ActionsLineGraph';
   const explicit = boolParam(raw, 'explicit_date') ?? false;
   const dateFrom = stringParam(raw, 'date_from');
@@ -60,79 +75,24 @@ export function trendsWindow(raw: RawParams, context: ViewContext, interval: Int
   return range;
 }
 
-/** Breakdown narrowing: a cohort, or an exact property value where a missing property counts as "". */
-async function breakdownSql(context: ViewContext, raw: RawParams): Promise<RawBuilder<unknown>> {
-  const teamId = context.teamId;
-  const type = stringParam(raw, 'breakdown_type');
-  const value = raw.breakdown_value === undefined ? undefined : String(stringParam(raw, 'breakdown_value') ?? '');
-  if (type === undefined || value === undefined) return sql`true`;
-  if (type === 'cohort') {
-    if (value === 'all') return sql`true`;
-    if (!/^\d{1,9}$/.test(value)) throw validationError('A valid cohort id is required.', 'breakdown_value');
-    return filterSql(
-      await resolveFilter(
-        context,
-        parseFilter([{ key: 'id', type: 'cohort', value: Number(value) }], 'breakdown_value'),
-        'breakdown_value',
-      ),
-      teamId,
-    );
-  }
-  if (type !== 'event' && type !== 'person')
-    throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
-  const key = breakdownKey(raw);
-  if (stringParam(raw, 'breakdown_histogram_bin_count') !== undefined) {
-    // A histogram bucket arrives as "[lo, hi]": lo <= value < hi.
-    const bounds = jsonParam(raw, 'breakdown_value', 'breakdown_value is not valid JSON.');
-    if (
-      !Array.isArray(bounds) ||
-      bounds.length !== 2 ||
-      !bounds.every((bound) => typeof bound === 'number' && Number.isFinite(bound))
-    ) {
-      throw validationError('A histogram breakdown_value must be a [lower, upper] pair of numbers.', 'breakdown_value');
-    }
-    const filter = [
-      { key, value: bounds[0], operator: 'gte', type },
-      { key, value: bounds[1], operator: 'lt', type },
-    ];
-    return filterSql(parseFilter(filter, 'breakdown_value'), teamId);
-  }
-  return sql`${breakdownValueSql(type, key)} = ${value}`;
-}
-
-/** `breakdown`: a property name, or a JSON list holding one. */
-export function breakdownKey(raw: RawParams): string {
-  let key: unknown = raw.breakdown;
-  if (typeof key === 'string' && key.startsWith('[')) key = jsonParam(raw, 'breakdown', 'breakdown is not valid JSON.');
-  if (typeof key === 'number') key = String(key);
-  if (Array.isArray(key) && key.length === 1) key = key[0];
-  if (typeof key !== 'string') throw validationError('A single breakdown property is required.', 'breakdown');
-  return key;
-}
-
-/** The breakdown value of the event row `e`: the property as text, a missing one as "". */
-export function breakdownValueSql(type: 'event' | 'person', key: string): RawBuilder<string> {
-  const column = type === 'event' ? sql.ref('e.properties') : sql.ref('e.person_properties');
-  return sql<string>`coalesce(${column}->>${key}, '')`;
-}
-
-function valueSql(entity: Entity): RawBuilder<unknown> {
-  if (COUNT_MATHS.includes(entity.math)) return sql`count(*)`;
-  const aggregate = PROPERTY_MATHS[entity.math];
-  if (!aggregate) throw validationError(`Math "${entity.math}" is not supported.`, 'entity_math');
+function valueParam(entity: Entity): TrendsPersonsRequest['value'] {
+  if (COUNT_MATHS.includes(entity.math)) return { kind: 'count' };
+  if (!PROPERTY_MATHS[entity.math]) throw validationError(`Math "${entity.math}" is not supported.`, 'entity_math');
   if (!entity.mathProperty) throw validationError('This math needs a math_property.', 'math_property');
-  const property = sql`e.properties->${entity.mathProperty}`;
-  const numeric = sql`case when jsonb_typeof(${property}) = 'number' then (${property})::text::numeric end`;
-  return sql`(${aggregate(numeric)})::float8`;
+  return { kind: 'aggregate', math: entity.math, property: entity.mathProperty };
+}
+
+function valueSql(value: TrendsPersonsRequest['value']): RawBuilder<unknown> {
+  if (value.kind === 'count') return sql`count(*)`;
+  return sql`(${PROPERTY_MATHS[value.math](mathPropertySql(value.property))})::float8`;
 }
 
 export async function trendsActors(context: ViewContext, raw: RawParams, page: PageRequest): Promise<ActorsResult> {
-  const entity = await resolveEntity(context, targetEntity(raw));
-  const interval = intervalParam(raw);
-  const range = trendsWindow(raw, context, interval, entity.math);
-  const where = await entityEventsSql(context, raw, entity, range, () => breakdownSql(context, raw));
+  const request = await parseTrendsPersonsRequest(context, raw);
+  const narrowed = request.breakdown ? breakdownValueConditionSql(request.breakdown, context.teamId) : sql`true`;
+  const where = entityEventsSql(context, request.filters, request.entity, request.range, [narrowed]);
   const { rows } = await sql<{ person_id: number; value: number | null }>`
-    select e.person_id, ${valueSql(entity)} as value
+    select e.person_id, ${valueSql(request.value)} as value
     from events e
     where ${where}
     group by e.person_id

@@ -2,7 +2,7 @@
 // schema after the migrations: once, in one transaction, and again only for a table a later
 // migration adds. Plain PostgreSQL and PGlite are left as they are.
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from './handle.ts';
 
 type Placement =
   { table: string; kind: 'reference' } | { table: string; kind: 'distributed'; column: string; colocateWith: string };

@@ -5,7 +5,8 @@ import type { NodeFS } from '@electric-sql/pglite/nodefs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
-import { ChangeFeed, listenOnPGlite, listenOnPostgres, type DatabaseChanges } from './changes.ts';
+import { ChangeFeed, listenOnPGlite, listenOnPostgres } from './changes.ts';
+import type { DatabaseHandle, Db } from './handle.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
@@ -15,17 +16,8 @@ import { PreparingClient } from './prepared.ts';
 import { applyQueryBudget } from './query-budget.ts';
 import type { Database } from './schema.ts';
 
-export type Db = Kysely<Database>;
-
-export interface DatabaseHandle {
-  readonly db: Db;
-  readonly kind: 'pglite' | 'postgres';
-  /** Changes to the rows access checks read, for the caches that keep them (LISTEN starts on the first subscriber). */
-  readonly changes: DatabaseChanges;
-  /** The migrations a fresh embedded database got from the prepared image as this open created it. */
-  readonly fromImage?: readonly string[];
-  close(): Promise<void>;
-}
+// The handle's types live in handle.ts (migrate.ts and citus.ts need them without this file).
+export type { DatabaseHandle, Db } from './handle.ts';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;

@@ -5,7 +5,7 @@
 // and taking its lock, which is most of a start on an embedded database whose catalogs are cold.
 import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import { distributeSchema } from './citus.ts';
-import type { DatabaseHandle, Db } from './database.ts';
+import type { DatabaseHandle, Db } from './handle.ts';
 import { migrations } from './migrations/index.ts';
 
 export interface MigrationOutcome {

@@ -2,7 +2,7 @@
 // required query parameters, the person a path names, and the context of an analytical query.
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ViewContext } from '../analytics/actors.ts';
+import type { ViewContext } from '../analytics/view-context.ts';
 import { slicesFor } from '../analytics/person-slices.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';

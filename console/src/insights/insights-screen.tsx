@@ -6,7 +6,7 @@ import { api, ApiError } from '../api/client.ts';
 import type { Person } from '../api/types.ts';
 import { ErrorMessage, fieldError, formError, Loading } from '../components/feedback.tsx';
 import { useAction } from '../components/use-load.ts';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { PersonsTable } from '../screens/persons.tsx';
 import { InsightChart } from './insight-chart.tsx';
 import {

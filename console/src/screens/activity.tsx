@@ -1,6 +1,6 @@
 // Activity across the project's persons.
 import { ActivityList } from '../components/activity-list.tsx';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 
 export function ActivityScreen({ context }: { context: ProjectContext }) {
   const projectId = context.project.id;

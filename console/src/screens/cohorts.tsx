@@ -9,7 +9,7 @@ import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
 import { FilterBuilder } from '../filters/filter-builder.tsx';
 import { emptyFilters, filterGroup } from '../filters/filter-model.ts';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 
 function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: Cohort) => void }) {
   const [name, setName] = useState('');

@@ -7,7 +7,7 @@ import { ErrorMessage, Loading } from '../components/feedback.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { plural } from '../components/values.tsx';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 
 export function DeletionsScreen({ context }: { context: ProjectContext }) {
   const projectId = context.project.id;

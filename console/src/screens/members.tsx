@@ -6,7 +6,7 @@ import { ErrorMessage, fieldError, formError, Loading } from '../components/feed
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { MEMBER_LEVELS, memberLevelLabel, userName } from './role-levels.ts';
 
 function AddMember({ base, onAdded }: { base: string; onAdded: () => void }) {

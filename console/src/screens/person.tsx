@@ -8,7 +8,7 @@ import { DeletionTable } from '../components/deletion-list.tsx';
 import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { projectHref } from '../router.ts';
 import { PersonProperties } from './person-properties.tsx';
 import { PersonCohorts, PropertiesTimeline } from './person-history.tsx';

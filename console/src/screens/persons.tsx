@@ -9,7 +9,7 @@ import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import { FilterBuilder } from '../filters/filter-builder.tsx';
 import { emptyFilters, filterGroup, type FilterState } from '../filters/filter-model.ts';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { projectHref } from '../router.ts';
 
 interface ListState {

@@ -7,7 +7,7 @@ import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { navigate, projectHref } from '../router.ts';
 import { RoleFields } from './role-fields.tsx';
 import { userName } from './role-levels.ts';

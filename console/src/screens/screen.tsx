@@ -2,7 +2,7 @@
 // screen stays small on a slow connection.
 import { useEffect, useState } from 'preact/hooks';
 import type { FunctionComponent } from 'preact';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 import { ErrorMessage, Loading } from '../components/feedback.tsx';
 import { toApiError } from '../components/use-load.ts';
 import type { ApiError } from '../api/client.ts';

@@ -2,9 +2,10 @@
 // reached each step, and the seconds between the first time each of them reached the step before
 // and the first time they reached it (mean, and median over the gaps of every slice).
 import { sql, type RawBuilder } from 'kysely';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { funnelReachSql } from '../funnel-reach.ts';
-import type { FunnelSpec } from '../funnel-steps.ts';
+import type { FunnelSpec } from '../funnel-request.ts';
+import type { FunnelScan } from '../funnel-steps.ts';
 import { acrossSlices } from '../person-slices.ts';
 
 export interface StepNumbers {
@@ -14,13 +15,17 @@ export interface StepNumbers {
   medians: (number | null)[];
 }
 
-/** What to count: rows `f` of funnelReachSql joined or narrowed as needed, grouped by `group`. */
+/**
+ * What to count: rows `f` of funnelReachSql joined or narrowed as needed, grouped by `group`.
+ * Per step k the counts are named `reached{k}` (persons), `gap_sum{k}`, `timed{k}` and `gaps{k}`.
+ */
 export type CountShape = (
   persons: RawBuilder<unknown>,
-  sliced: FunnelSpec,
+  scan: FunnelScan,
 ) => { from: RawBuilder<unknown>; group: RawBuilder<unknown> };
 
-interface Partial {
+/** One group's sums over the slices read so far. */
+interface StepSums {
   counts: number[];
   sums: number[];
   timed: number[];
@@ -32,15 +37,15 @@ function columnsOf(spec: FunnelSpec): RawBuilder<unknown> {
   spec.steps.forEach((_, i) => {
     const k = i + 1;
     const reached = sql`f.steps >= ${sql.lit(k)}`;
-    columns.push(sql`count(*) filter (where ${reached}) as ${sql.ref(`c${k}`)}`);
+    columns.push(sql`count(*) filter (where ${reached}) as ${sql.ref(`reached${k}`)}`);
     if (k === 1) return;
     // Unordered attempts carry no per-step times: their gaps, so their conversion times, are null.
     const gap = sql.ref(`f.gap${k}`);
-    columns.push(sql`sum(${gap}) filter (where ${reached}) as ${sql.ref(`s${k}`)}`);
-    columns.push(sql`count(${gap}) filter (where ${reached}) as ${sql.ref(`n${k}`)}`);
+    columns.push(sql`sum(${gap}) filter (where ${reached}) as ${sql.ref(`gap_sum${k}`)}`);
+    columns.push(sql`count(${gap}) filter (where ${reached}) as ${sql.ref(`timed${k}`)}`);
     // The gaps travel as one text (a float8's text is exact): an array of them took Node ~5x the time to parse.
     columns.push(
-      sql`string_agg(${gap}::text, ',') filter (where ${reached} and ${gap} is not null) as ${sql.ref(`g${k}`)}`,
+      sql`string_agg(${gap}::text, ',') filter (where ${reached} and ${gap} is not null) as ${sql.ref(`gaps${k}`)}`,
     );
   });
   return sql.join(columns);
@@ -61,15 +66,15 @@ export async function stepNumbers(
 ): Promise<Map<string, StepNumbers & { value: string }>> {
   const n = spec.steps.length;
   const parts = await acrossSlices(context, async (slice) => {
-    const sliced = { ...spec, slice };
-    const { from, group } = shape(funnelReachSql(context, sliced), sliced);
+    const scan = { slice };
+    const { from, group } = shape(funnelReachSql(context, spec, scan), scan);
     return (
       await sql<Record<string, unknown>>`select ${group} as value, ${columnsOf(spec)} from ${from} group by 1`.execute(
         context.db,
       )
     ).rows;
   });
-  const merged = new Map<string, Partial & { value: string }>();
+  const merged = new Map<string, StepSums & { value: string }>();
   for (const row of parts.flat()) {
     const key = JSON.stringify(row.value);
     const into = merged.get(key) ?? {
@@ -81,11 +86,11 @@ export async function stepNumbers(
     };
     merged.set(key, into);
     for (let k = 1; k <= n; k++) {
-      into.counts[k - 1] += Number(row[`c${k}`] ?? 0);
+      into.counts[k - 1] += Number(row[`reached${k}`] ?? 0);
       if (k === 1) continue;
-      into.sums[k - 1] += Number(row[`s${k}`] ?? 0);
-      into.timed[k - 1] += Number(row[`n${k}`] ?? 0);
-      const gaps = row[`g${k}`] as string | null;
+      into.sums[k - 1] += Number(row[`gap_sum${k}`] ?? 0);
+      into.timed[k - 1] += Number(row[`timed${k}`] ?? 0);
+      const gaps = row[`gaps${k}`] as string | null;
       if (gaps) for (const gap of gaps.split(',')) into.gaps[k - 1].push(Number(gap));
     }
   }

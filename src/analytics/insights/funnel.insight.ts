@@ -2,22 +2,21 @@
 // conversion times from the step before and links to the funnel persons view (`funnel_step=N`
 // converted, `-N` dropped); per breakdown value a list of such steps; with
 // `funnel_viz_type=trends` the conversion rate of each entrance period.
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import { breakdownValueSql, hasBreakdown, insightBreakdownParam, type InsightBreakdown } from '../breakdowns.ts';
+import { filterSql } from '../filters.ts';
 import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
-import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
-import { firstTouchSql, isTrendsMode } from '../funnel.query.ts';
-import { attemptsWithExclusionsSql, parseFunnel, type FunnelSpec } from '../funnel-steps.ts';
-import { intParam, jsonParam, stringParam, type RawParams } from '../params.ts';
-import { breakdownKey, breakdownValueSql } from '../trends.query.ts';
+import { isTrendsMode, parseFunnel, stepSpanParam, type FunnelSpec, type StepSpan } from '../funnel-request.ts';
+import { attemptsWithExclusionsSql, firstTouchMatchSql, firstTouchSql } from '../funnel-steps.ts';
+import { stringParam, type RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
+import type { ViewContext } from '../view-context.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
 import { stepNumbers, type StepNumbers } from './funnel-counts.ts';
 import { personsUrl, rangeParams } from './links.ts';
-import { bucketKey, textSql } from './trend-series.query.ts';
-
+import { bucketKey, textSql } from './trend-series.ts';
 export interface FunnelStep {
   action_id: string | null;
   name: string;
@@ -44,7 +43,24 @@ export interface FunnelTrend {
   dropped_people_urls: string[];
 }
 
-const DEFAULT_BREAKDOWN_LIMIT = 25;
+/** A funnel insight request, as parsed from its parameters. */
+interface FunnelInsightRequest {
+  funnel: FunnelSpec;
+  view: { kind: 'steps'; breakdown: InsightBreakdown | null } | { kind: 'trends'; span: StepSpan };
+}
+
+async function parseFunnelInsightRequest(context: ViewContext, raw: RawParams): Promise<FunnelInsightRequest> {
+  if (stringParam(raw, 'funnel_viz_type') === 'time_to_convert')
+    throw validationError('funnel_viz_type=time_to_convert is not supported.', 'funnel_viz_type');
+  const trends = isTrendsMode(raw);
+  const funnel = await parseFunnel(raw, context);
+  if (trends) {
+    if (hasBreakdown(raw))
+      throw validationError('Breakdowns are not supported with funnel_viz_type=trends.', 'breakdown');
+    return { funnel, view: { kind: 'trends', span: stepSpanParam(raw, funnel.steps.length) } };
+  }
+  return { funnel, view: { kind: 'steps', breakdown: await insightBreakdownParam(context, raw, false) } };
+}
 
 function stepsOf(
   context: ViewContext,
@@ -73,82 +89,39 @@ function stepsOf(
   });
 }
 
-interface BreakdownGroup {
-  value: string | number;
-  /** The first-touch condition the group's persons meet (absent: everyone who entered). */
-  condition: RawBuilder<unknown> | null;
-  /** `funnel_step_breakdown` of the persons links. */
-  linkValue: unknown;
-}
-
-async function breakdownGroups(
-  context: ViewContext,
-  raw: RawParams,
-): Promise<BreakdownGroup[] | { column: RawBuilder<unknown>; limit: number }> {
-  const type = stringParam(raw, 'breakdown_type') ?? 'event';
-  if (type === 'cohort') {
-    const listed = raw.breakdown === 'all' ? 'all' : jsonParam(raw, 'breakdown');
-    const ids = Array.isArray(listed) ? listed : [listed];
-    if (
-      ids.length === 0 ||
-      !ids.every(
-        (id) => id === 'all' || (Number.isInteger(id) && (id as number) > 0 && (id as number) <= 2_147_483_647),
-      )
-    ) {
-      throw validationError('A cohort breakdown is a list of cohort ids (or "all").', 'breakdown');
-    }
-    return Promise.all(
-      ids.map(async (id) => {
-        if (id === 'all') return { value: 'all', condition: null, linkValue: undefined };
-        const filter = await resolveFilter(
-          context,
-          parseFilter([{ key: 'id', type: 'cohort', value: id }], 'breakdown'),
-          'breakdown',
-        );
-        return { value: id as number, condition: filterSql(filter, context.teamId), linkValue: id };
-      }),
-    );
-  }
-  if (type !== 'event' && type !== 'person')
-    throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
-  return {
-    column: breakdownValueSql(type, breakdownKey(raw)),
-    limit: intParam(raw, 'breakdown_limit', { min: 1, max: 1000 }) ?? DEFAULT_BREAKDOWN_LIMIT,
-  };
-}
-
 async function stepsInsight(
   context: ViewContext,
   raw: RawParams,
   spec: FunnelSpec,
+  breakdown: InsightBreakdown | null,
 ): Promise<FunnelStep[] | FunnelStep[][]> {
-  if (raw.breakdown === undefined || raw.breakdown === null || raw.breakdown === '') {
+  if (breakdown === null) {
     const numbers = await stepNumbers(context, spec, (persons) => ({ from: sql`(${persons}) f`, group: sql`''` }));
     return stepsOf(context, raw, spec, numbers.get(''), {});
   }
-  const type = stringParam(raw, 'breakdown_type') ?? 'event';
-  const groups = await breakdownGroups(context, raw);
+  const { type, groups } = breakdown;
   if (Array.isArray(groups)) {
     return Promise.all(
       groups.map(async (group) => {
-        const numbers = await stepNumbers(context, spec, (persons, sliced) => ({
-          from: group.condition
-            ? sql`(${persons}) f where f.person_id in (select b.person_id from (${firstTouchSql(context, sliced, group.condition)}) b where b.value)`
+        const condition = group.id === 'all' ? null : filterSql(group.filter, context.teamId);
+        const numbers = await stepNumbers(context, spec, (persons, scan) => ({
+          from: condition
+            ? sql`(${persons}) f where ${firstTouchMatchSql(context, spec, scan, condition)}`
             : sql`(${persons}) f`,
           group: sql`''`,
         }));
-        const point =
-          group.linkValue === undefined ? {} : { breakdown_type: type, funnel_step_breakdown: group.linkValue };
+        const point = group.id === 'all' ? {} : { breakdown_type: type, funnel_step_breakdown: group.id };
         return stepsOf(context, raw, spec, numbers.get(''), point).map((step) => ({
           ...step,
-          breakdown: group.value,
-          breakdown_value: group.value,
+          breakdown: group.id,
+          breakdown_value: group.id,
         }));
       }),
     );
   }
-  const numbers = await stepNumbers(context, spec, (persons, sliced) => ({
-    from: sql`(${persons}) f join (${firstTouchSql(context, sliced, groups.column)}) b on b.person_id = f.person_id`,
+  const column = breakdownValueSql(groups.type, groups.key);
+  const numbers = await stepNumbers(context, spec, (persons, scan) => ({
+    from: sql`(${persons}) f join (${firstTouchSql(context, spec, scan, column)}) b on b.person_id = f.person_id`,
     group: sql`b.value`,
   }));
   const values = [...numbers.values()]
@@ -163,15 +136,12 @@ async function stepsInsight(
 }
 
 /** Conversion from step `funnel_from_step` to `funnel_to_step` of the persons entering in each period. */
-async function trendsInsight(context: ViewContext, raw: RawParams, spec: FunnelSpec): Promise<FunnelTrend[]> {
-  if (raw.breakdown !== undefined && raw.breakdown !== null && raw.breakdown !== '') {
-    throw validationError('Breakdowns are not supported with funnel_viz_type=trends.', 'breakdown');
-  }
-  const last = spec.steps.length - 1;
-  const from = intParam(raw, 'funnel_from_step', { min: 0, max: last }) ?? 0;
-  const to = intParam(raw, 'funnel_to_step', { min: 0, max: last }) ?? last;
-  if (from > to) throw validationError('funnel_from_step must not be after funnel_to_step.', 'funnel_from_step');
-  spec.requiredStep = from;
+async function trendsInsight(
+  context: ViewContext,
+  raw: RawParams,
+  spec: FunnelSpec,
+  { from, to }: StepSpan,
+): Promise<FunnelTrend[]> {
   // The attempts come sorted by person and period (latest first), as this grouping reads them.
   const parts = await acrossSlices(
     context,
@@ -183,7 +153,7 @@ async function trendsInsight(context: ViewContext, raw: RawParams, spec: FunnelS
       count(*) filter (where x.steps >= ${to + 1}) as reached_to
     from (
       select a.person_id, a.period, max(a.steps) as steps
-      from (${attemptsWithExclusionsSql(context, { ...spec, slice, byPeriod: true })}) a
+      from (${attemptsWithExclusionsSql(context, spec, { slice, requiredStep: from, byPeriod: true })}) a
       group by a.person_id, a.period
       order by a.person_id, a.period desc
     ) x group by x.period`.execute(context.db)
@@ -225,9 +195,8 @@ export async function funnelInsight(
   context: ViewContext,
   raw: RawParams,
 ): Promise<FunnelStep[] | FunnelStep[][] | FunnelTrend[]> {
-  if (stringParam(raw, 'funnel_viz_type') === 'time_to_convert')
-    throw validationError('funnel_viz_type=time_to_convert is not supported.', 'funnel_viz_type');
-  const trends = isTrendsMode(raw);
-  const spec = await parseFunnel(raw, context);
-  return trends ? trendsInsight(context, raw, spec) : stepsInsight(context, raw, spec);
+  const { funnel, view } = await parseFunnelInsightRequest(context, raw);
+  return view.kind === 'trends'
+    ? trendsInsight(context, raw, funnel, view.span)
+    : stepsInsight(context, raw, funnel, view.breakdown);
 }

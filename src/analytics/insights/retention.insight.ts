@@ -3,11 +3,11 @@
 // view; each row and cell links to that view for the cohort (a cell's people are those whose
 // `appearances` hold 1 at the cell's index).
 import { sql, type RawBuilder } from 'kysely';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { addInterval, formatLocal } from '../date-range.ts';
-import { stringParam, type RawParams } from '../params.ts';
+import type { RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
-import { retentionSpec, type RetentionSpec } from '../retention.query.ts';
+import { parseRetentionRequest, retentionRelations, type RetentionRelations } from '../retention.ts';
 import { personsUrl } from './links.ts';
 
 export interface RetentionRow {
@@ -22,7 +22,7 @@ export interface RetentionRow {
  * (the cohort's size), and once more for each later period r they returned in. One read of each
  * person's events; the pairs come from the person's own sorted periods, not a join of everyone's.
  */
-function cellsSql(spec: RetentionSpec, slice: RawBuilder<unknown>): RawBuilder<unknown> {
+function cellsSql(spec: RetentionRelations, slice: RawBuilder<unknown>): RawBuilder<unknown> {
   const persons = spec.byPerson(slice);
   if (spec.sameEntity) {
     // The periods from the n-th on (the n-th itself counts the cohort), each cohort's taken once
@@ -39,14 +39,15 @@ function cellsSql(spec: RetentionSpec, slice: RawBuilder<unknown>): RawBuilder<u
 }
 
 export async function retentionInsight(context: ViewContext, raw: RawParams): Promise<RetentionRow[]> {
-  const spec = await retentionSpec(context, raw);
-  const { total, interval } = spec;
+  const request = await parseRetentionRequest(context, raw);
+  const { total, interval } = request;
+  const relations = retentionRelations(context, request);
   const parts = await acrossSlices(
     context,
     async (slice) =>
       (
         await sql<{ cohort: number; r: number | null; persons: number }>`
-    select x.cohort, x.r, count(*) as persons from (${cellsSql(spec, slice)}) x group by 1, 2`.execute(context.db)
+    select x.cohort, x.r, count(*) as persons from (${cellsSql(relations, slice)}) x group by 1, 2`.execute(context.db)
       ).rows,
   );
   const counts = new Map<string, number>();
@@ -54,15 +55,15 @@ export async function retentionInsight(context: ViewContext, raw: RawParams): Pr
     const j = row.r === null ? 0 : Number(row.r) - Number(row.cohort);
     counts.set(`${row.cohort} ${j}`, Number(row.persons));
   }
-  const starts = Array.from({ length: total }, (_, k) => formatLocal(addInterval(spec.start, interval, k)));
+  const starts = Array.from({ length: total }, (_, k) => formatLocal(addInterval(request.start, interval, k)));
   // Cohort starts are local times of the project; the wire shows the instants, in UTC.
   const instants = await sql<{ at: string }>`
     select to_char((s::timestamp at time zone ${context.timezone}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
     from unnest(${starts}::text[]) with ordinality as u(s, n) order by n`.execute(context.db);
-  const period = stringParam(raw, 'period') ?? 'Day';
+  const { period } = request;
   return Array.from({ length: total }, (_, k) => {
     const url = personsUrl(context.teamId, 'retention', raw, {
-      date_to: formatLocal(spec.dateTo),
+      date_to: formatLocal(request.dateTo),
       selected_interval: k,
       breakdown_values: undefined,
     });

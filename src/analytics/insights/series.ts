@@ -2,9 +2,10 @@
 // persons-view parameters that select it, and the conditions all its numbers share.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { entitiesParam, entitySql, resolveEntities, type Entity } from '../entities.ts';
-import { filterSql, propertiesParam, searchSql } from '../filters.ts';
+import { hasBreakdown } from '../breakdowns.ts';
+import { eventFiltersSql, type EventFilters } from '../filters.ts';
 import type { RawParams } from '../params.ts';
 
 export interface InsightAction {
@@ -61,15 +62,15 @@ export async function seriesEntities(context: ViewContext, raw: RawParams): Prom
 }
 
 /** The conditions every number of an entity shares: the entity, `properties` and `search`. */
-export async function seriesWhere(
-  context: ViewContext,
-  raw: RawParams,
-  entity: Entity,
-): Promise<RawBuilder<unknown>[]> {
+export function seriesWhere(context: ViewContext, filters: EventFilters, entity: Entity): RawBuilder<unknown>[] {
   return [
     sql`e.team_id = ${context.teamId}`,
     entitySql(entity, context.teamId),
-    filterSql(await propertiesParam(context, raw), context.teamId),
-    searchSql(raw),
+    ...eventFiltersSql(filters, context.teamId),
   ];
+}
+
+/** Stickiness and lifecycle answer no breakdown. */
+export function refuseBreakdown(raw: RawParams, shownAs: string): void {
+  if (hasBreakdown(raw)) throw validationError(`Breakdowns are not supported with shown_as=${shownAs}.`, 'breakdown');
 }

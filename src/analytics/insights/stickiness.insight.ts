@@ -2,31 +2,47 @@
 // N of the range's intervals, N = 1 … the number of intervals; each bar links to the stickiness
 // persons view with `stickiness_days=N`.
 import { sql } from 'kysely';
-import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import { bucketSql, localSql, rangeSql } from '../date-range.ts';
-import { andSql } from '../filters.ts';
+import type { Entity } from '../entities.ts';
+import { andSql, eventFiltersParam, type EventFilters } from '../filters.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import { intervalParam, rangeParam, type RawParams } from '../params.ts';
+import type { Interval, LocalRange } from '../date-range.ts';
 import { bucketStarts } from './buckets.ts';
 import { personsUrl, rangeParams } from './links.ts';
-import { earliestEvent } from './trend-series.query.ts';
-import { actionOf, entityPoint, labelOf, seriesEntities, seriesWhere, type TrendSeries } from './series.ts';
+import { earliestEvent } from './trend-series.ts';
+import {
+  actionOf,
+  entityPoint,
+  labelOf,
+  refuseBreakdown,
+  seriesEntities,
+  seriesWhere,
+  type TrendSeries,
+} from './series.ts';
 
-export function refuseBreakdown(raw: RawParams, shownAs: string): void {
-  if (raw.breakdown !== undefined && raw.breakdown !== null && raw.breakdown !== '') {
-    throw validationError(`Breakdowns are not supported with shown_as=${shownAs}.`, 'breakdown');
-  }
+/** A stickiness insight request, as parsed from its parameters. */
+interface StickinessInsightRequest {
+  entities: Entity[];
+  interval: Interval;
+  range: LocalRange;
+  filters: EventFilters;
 }
 
-export async function stickinessInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+async function parseStickinessInsightRequest(context: ViewContext, raw: RawParams): Promise<StickinessInsightRequest> {
   refuseBreakdown(raw, 'Stickiness');
   const entities = await seriesEntities(context, raw);
   const interval = intervalParam(raw);
-  const requested = rangeParam(raw, context, interval);
+  const range = rangeParam(raw, context, interval);
+  return { entities, interval, range, filters: await eventFiltersParam(context, raw) };
+}
+
+export async function stickinessInsight(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+  const { entities, interval, range: requested, filters } = await parseStickinessInsightRequest(context, raw);
   const series: TrendSeries[] = [];
   for (const entity of entities) {
-    const where = [...(await seriesWhere(context, raw, entity)), sql`e.person_id is not null`];
+    const where = [...seriesWhere(context, filters, entity), sql`e.person_id is not null`];
     const from =
       requested.from ??
       (await earliestEvent({

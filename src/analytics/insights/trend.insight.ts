@@ -3,11 +3,13 @@
 // answers stickiness or lifecycle instead.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import { breakdownValueSql, insightBreakdownParam, type InsightBreakdown } from '../breakdowns.ts';
 import { addInterval, type Interval, type LocalRange } from '../date-range.ts';
-import { filterSql, parseFilter, resolveFilter } from '../filters.ts';
-import { intervalParam, intParam, jsonParam, rangeParam, stringParam, type RawParams } from '../params.ts';
-import { breakdownKey, breakdownValueSql, NON_TIME_SERIES } from '../trends.query.ts';
+import type { Entity } from '../entities.ts';
+import { eventFiltersParam, filterSql, type EventFilters } from '../filters.ts';
+import { intervalParam, rangeParam, stringParam, type RawParams } from '../params.ts';
+import { NON_TIME_SERIES } from '../trends-maths.ts';
+import type { ViewContext } from '../view-context.ts';
 import { bucketStarts, dayText, labelText } from './buckets.ts';
 import { lifecycleInsight } from './lifecycle.insight.ts';
 import { personsUrl, rangeParams } from './links.ts';
@@ -21,12 +23,41 @@ import {
   measureOf,
   rangeValues,
   topGroups,
+  type Measure,
   type SeriesQuery,
   type SeriesValues,
-} from './trend-series.query.ts';
+} from './trend-series.ts';
 
 const SHOWN_AS = ['Trends', 'Stickiness', 'Lifecycle'];
-const DEFAULT_BREAKDOWN_LIMIT = 25;
+
+/** A trends insight request, as parsed from its parameters. */
+interface TrendsInsightRequest {
+  series: { entity: Entity; measure: Measure }[];
+  interval: Interval;
+  /** Running totals (`ActionsLineGraphCumulative`). */
+  cumulative: boolean;
+  /** One number for the whole range (the other non-time-series displays). */
+  aggregated: boolean;
+  range: LocalRange;
+  filters: EventFilters;
+  breakdown: InsightBreakdown | null;
+}
+
+async function parseTrendsInsightRequest(context: ViewContext, raw: RawParams): Promise<TrendsInsightRequest> {
+  const entities = await seriesEntities(context, raw);
+  const interval: Interval = intervalParam(raw);
+  const display = stringParam(raw, 'display') ?? 'ActionsLineGraph';
+  const cumulative = display === 'ActionsLineGraphCumulative';
+  const aggregated = !cumulative && NON_TIME_SERIES.includes(display);
+  const range = rangeParam(raw, context, interval);
+  // The first series' math is checked before the filters and the breakdown, the others after.
+  const [first, ...others] = entities;
+  const series = [{ entity: first, measure: measureOf(first, interval) }];
+  const filters = await eventFiltersParam(context, raw);
+  const breakdown = await insightBreakdownParam(context, raw, true);
+  for (const entity of others) series.push({ entity, measure: measureOf(entity, interval) });
+  return { series, interval, cumulative, aggregated, range, filters, breakdown };
+}
 
 interface Group {
   /** The series' breakdown value on the wire, and the persons view's `breakdown_value`. */
@@ -39,52 +70,35 @@ interface Group {
 }
 
 /** The breakdown groups of an entity: none, the top property values, or each listed cohort. */
-async function groupsOf(context: ViewContext, raw: RawParams, base: SeriesQuery, range: LocalRange): Promise<Group[]> {
-  const breakdown = raw.breakdown;
+async function groupsOf(
+  context: ViewContext,
+  breakdown: TrendsInsightRequest['breakdown'],
+  base: SeriesQuery,
+  range: LocalRange,
+): Promise<Group[]> {
   const whole = { value: undefined, label: '', where: base.where, group: sql`''`, key: '' };
-  if (breakdown === undefined || breakdown === null || breakdown === '') return [whole];
-  const type = stringParam(raw, 'breakdown_type') ?? 'event';
-  if (stringParam(raw, 'breakdown_histogram_bin_count') !== undefined)
-    throw validationError('Histogram breakdowns are not supported by the insight.', 'breakdown_histogram_bin_count');
-  if (type === 'cohort') {
-    const listed = breakdown === 'all' ? ['all'] : jsonParam(raw, 'breakdown');
-    const ids = Array.isArray(listed) ? listed : [listed];
-    if (
-      ids.length === 0 ||
-      !ids.every(
-        (id) => id === 'all' || (Number.isInteger(id) && (id as number) > 0 && (id as number) <= 2_147_483_647),
-      )
-    ) {
-      throw validationError('A cohort breakdown is a list of cohort ids (or "all").', 'breakdown');
-    }
-    const numbered = ids.filter((id): id is number => id !== 'all');
+  if (breakdown === null) return [whole];
+  const { groups } = breakdown;
+  if (Array.isArray(groups)) {
+    const numbered = groups.flatMap((group) => (group.id === 'all' ? [] : [group.id]));
     const { rows } = await sql<{ id: number; name: string }>`
       select id, name from cohorts where team_id = ${context.teamId} and id in (${sql.join(numbered.length ? numbered : [0])})`.execute(
       context.db,
     );
     const names = new Map(rows.map((row) => [Number(row.id), row.name]));
-    return Promise.all(
-      ids.map(async (id) => {
-        if (id === 'all') return { ...whole, value: 'all', label: 'all users' };
-        const filter = await resolveFilter(
-          context,
-          parseFilter([{ key: 'id', type: 'cohort', value: id }], 'breakdown'),
-          'breakdown',
-        );
-        return {
-          ...whole,
-          value: id as number,
-          label: names.get(id as number) ?? `cohort ${String(id)}`,
-          where: [...base.where, filterSql(filter, context.teamId)],
-        };
-      }),
+    return groups.map((group) =>
+      group.id === 'all'
+        ? { ...whole, value: 'all', label: 'all users' }
+        : {
+            ...whole,
+            value: group.id,
+            label: names.get(group.id) ?? `cohort ${String(group.id)}`,
+            where: [...base.where, filterSql(group.filter, context.teamId)],
+          },
     );
   }
-  if (type !== 'event' && type !== 'person')
-    throw validationError(`Breakdown type "${type}" is not supported.`, 'breakdown_type');
-  const limit = intParam(raw, 'breakdown_limit', { min: 1, max: 1000 }) ?? DEFAULT_BREAKDOWN_LIMIT;
-  const group = breakdownValueSql(type, breakdownKey(raw));
-  const values = await topGroups({ ...base, group }, range, limit);
+  const group = breakdownValueSql(groups.type, groups.key);
+  const values = await topGroups({ ...base, group }, range, groups.limit);
   return values.map((value) => ({
     value,
     label: value,
@@ -98,21 +112,15 @@ function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
-export async function trendsSeries(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
-  const entities = await seriesEntities(context, raw);
-  const interval: Interval = intervalParam(raw);
-  const display = stringParam(raw, 'display') ?? 'ActionsLineGraph';
-  const cumulative = display === 'ActionsLineGraphCumulative';
-  const aggregated = !cumulative && NON_TIME_SERIES.includes(display);
-  const requested = rangeParam(raw, context, interval);
-  const breakdownType =
-    raw.breakdown === undefined || raw.breakdown === '' ? undefined : (stringParam(raw, 'breakdown_type') ?? 'event');
+async function trendsSeries(context: ViewContext, raw: RawParams): Promise<TrendSeries[]> {
+  const request = await parseTrendsInsightRequest(context, raw);
+  const { interval, cumulative, aggregated, range: requested } = request;
+  const breakdownType = request.breakdown?.type;
   const series: TrendSeries[] = [];
-  for (const entity of entities) {
-    const measure = measureOf(entity, interval);
+  for (const { entity, measure } of request.series) {
     const base: SeriesQuery = {
       context,
-      where: await seriesWhere(context, raw, entity),
+      where: seriesWhere(context, request.filters, entity),
       measure,
       group: sql`''`,
       interval,
@@ -122,7 +130,7 @@ export async function trendsSeries(context: ViewContext, raw: RawParams): Promis
     const starts = from ? bucketStarts(from, new Date(range.to.getTime() - 1), interval) : [];
     const days = starts.map((start) => dayText(start, interval));
     const labels = starts.map((start) => labelText(start, interval));
-    for (const group of await groupsOf(context, raw, base, range)) {
+    for (const group of await groupsOf(context, request.breakdown, base, range)) {
       const query = { ...base, where: group.where, group: group.group };
       const point = {
         ...entityPoint(entity),

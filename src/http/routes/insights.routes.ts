@@ -2,7 +2,7 @@
 // funnels, retention and paths, in PostHog's legacy shapes, each number linked to the persons
 // view that lists it. GET reads the query string; POST merges a JSON body over it.
 import { Type, type TSchema } from 'typebox';
-import type { ViewContext } from '../../analytics/actors.ts';
+import type { ViewContext } from '../../analytics/view-context.ts';
 import {
   FUNNEL_REQUEST,
   PATH_REQUEST,

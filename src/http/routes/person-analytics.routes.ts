@@ -2,7 +2,8 @@
 // route parses its request into the view's query module and renders the envelope with an absolute
 // `next` link.
 import type { FastifyRequest } from 'fastify';
-import type { ActorsResult, ViewContext } from '../../analytics/actors.ts';
+import type { ActorsResult } from '../../analytics/actors.ts';
+import type { ViewContext } from '../../analytics/view-context.ts';
 import { funnelActors } from '../../analytics/funnel.query.ts';
 import { correlationActors } from '../../analytics/funnel-correlation.query.ts';
 import { lifecycleActors } from '../../analytics/lifecycle.query.ts';

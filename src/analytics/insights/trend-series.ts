@@ -3,7 +3,7 @@
 // `dau` number is the count of the persons its link lists.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import type { ViewContext } from '../actors.ts';
+import type { ViewContext } from '../view-context.ts';
 import {
   addInterval,
   bucketSql,
@@ -15,7 +15,7 @@ import {
 } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { andSql } from '../filters.ts';
-import { COUNT_MATHS, PROPERTY_MATHS } from '../trends.query.ts';
+import { COUNT_MATHS, mathPropertySql, PROPERTY_MATHS } from '../trends-maths.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import { startsSql } from './buckets.ts';
 import { bitSumSql, dayBitSql } from './day-masks.ts';
@@ -52,9 +52,7 @@ export function measureOf(entity: Entity, interval: Interval): Measure {
   const aggregate = PROPERTY_MATHS[math];
   if (!aggregate || COUNT_MATHS.includes(math)) throw validationError(`Math "${math}" is not supported.`, 'events');
   if (!entity.mathProperty) throw validationError(`Math "${math}" needs a math_property.`, 'events');
-  const property = sql`e.properties->${entity.mathProperty}`;
-  const numeric = sql`case when jsonb_typeof(${property}) = 'number' then (${property})::text::numeric end`;
-  return { kind: 'aggregate', value: sql`coalesce((${aggregate(numeric)})::float8, 0)` };
+  return { kind: 'aggregate', value: sql`coalesce((${aggregate(mathPropertySql(entity.mathProperty))})::float8, 0)` };
 }
 
 export interface SeriesQuery {
