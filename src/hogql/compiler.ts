@@ -15,7 +15,7 @@ import {
 } from './functions.ts';
 import { printExpr } from './printer.ts';
 import { PERSON_FIELDS, personRows, TABLE_NAMES, TABLES, type TableDef } from './schema.ts';
-import { isNumeric, typeLabel, type Compiled, type HogType } from './types.ts';
+import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
@@ -258,7 +258,7 @@ class Scope {
           "Can't select a table when a column is expected: pick person.id, person.created_at or person.properties.….",
           start,
         );
-      const type = PERSON_FIELDS[field];
+      const type = own(PERSON_FIELDS, field);
       if (!type)
         throw new HogQLError(
           `The person has no field ${field.slice(0, 60)}.${suggestion(field, Object.keys(PERSON_FIELDS))}`,
@@ -268,7 +268,7 @@ class Scope {
       const compiled: Compiled = { type, aggregate: false, sql: sql`${person}.${ident(column)}` };
       return inner.length === 0 ? compiled : this.propertyPath(compiled, inner, start, `person.${field}`);
     }
-    const type = table.fields[name];
+    const type = own(table.fields, name);
     if (!type)
       throw new HogQLError(
         `The table ${table.name} has no field ${name.slice(0, 60)}.${suggestion(name, this.fieldNames(source))}`,
@@ -410,7 +410,7 @@ class Scope {
         `Unknown function ${expr.name.slice(0, 60)}().${suggestion(expr.name, FUNCTION_NAMES)}`,
         expr.start,
       );
-    const operator = OPERATOR_FUNCTIONS[found.canonical];
+    const operator = own(OPERATOR_FUNCTIONS, found.canonical);
     if (operator) {
       if (expr.args.length !== 2) throw new HogQLError(`${found.canonical}() takes 2 arguments.`, expr.start);
       return this.binary({ kind: 'binary', op: operator, left: expr.args[0], right: expr.args[1], start: expr.start });

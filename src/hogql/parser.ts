@@ -12,6 +12,7 @@ import {
   type Select,
 } from './ast.ts';
 import { HogQLError } from './errors.ts';
+import { own } from './types.ts';
 import { tokenize, type Token } from './tokenizer.ts';
 
 const KEYWORDS = new Set([
@@ -354,9 +355,10 @@ class Parser {
   comparison(): Expr {
     const left = this.additive();
     const token = this.peek;
-    if (token.kind === 'op' && COMPARISONS[token.text]) {
+    const comparison = token.kind === 'op' ? own(COMPARISONS, token.text) : undefined;
+    if (comparison) {
       this.next();
-      return { kind: 'binary', op: COMPARISONS[token.text], left, right: this.additive(), start: token.start };
+      return { kind: 'binary', op: comparison, left, right: this.additive(), start: token.start };
     }
     if (this.isOp('=~'))
       throw new HogQLError('Regular expressions (=~) are not supported: use LIKE or ILIKE.', token.start);
