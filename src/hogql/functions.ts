@@ -3,7 +3,7 @@
 // pg_sleep, current_setting, set_config, pg_read_file, dblink… — is reachable.
 import { sql, type RawBuilder } from 'kysely';
 import { HogQLError } from './errors.ts';
-import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
+import { commonType, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export interface FunctionContext {
   timezone: string;
@@ -96,18 +96,9 @@ function truncate(unit: string) {
 }
 
 function sameTypes(args: Compiled[], ctx: FunctionContext): HogType {
-  let type: HogType = 'null';
-  for (const arg of args) {
-    if (arg.type === 'null' || arg.type === type) continue;
-    if (type === 'null') type = arg.type;
-    else if (isNumeric(type) && isNumeric(arg.type)) type = 'float';
-    else
-      fail(
-        ctx,
-        `mixes ${typeLabel(type)} and ${typeLabel(arg.type)}; convert one with toString(), toInt() or toFloat().`,
-      );
-  }
-  return type;
+  return commonType(args, (a, b) =>
+    fail(ctx, `mixes ${typeLabel(a)} and ${typeLabel(b)}; convert one with toString(), toInt() or toFloat().`),
+  );
 }
 
 function aggregateOf(name: string, numeric: boolean) {
