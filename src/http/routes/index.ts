@@ -15,6 +15,7 @@ import { consoleRoutes } from './console.routes.ts';
 import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
+import { privacyRoutes } from './privacy.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
@@ -26,6 +27,7 @@ export const routeModules: RouteModule[] = [
   personalApiKeyRoutes,
   roleRoutes,
   deletionStatusRoutes,
+  privacyRoutes,
   captureRoutes,
   personAnalyticsRoutes,
   insightRoutes,
