@@ -1,5 +1,6 @@
 // Wire schemas of the projects resource.
 import { Type, type Static } from 'typebox';
+import { validationError } from '../../errors.ts';
 import { DateTimeOf, Nullable, PROJECT_ID } from '../../wire/schemas.ts';
 
 export const Project = Type.Object(
@@ -39,11 +40,23 @@ export const MAX_RETENTION_DAYS = 36_500;
 
 export const UpdateProjectBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Its name, 1 to 200 characters.' })),
+  // Checked by retentionDaysOf: as a nullable schema, body coercion would read 0 or false as null.
   data_retention_days: Type.Optional(
-    Nullable(
-      Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }),
-      `Keep events this many days (1 to ${MAX_RETENTION_DAYS}); null keeps them forever.`,
-    ),
+    Type.Unknown({
+      description: `An integer: keep events this many days (1 to ${MAX_RETENTION_DAYS}); null keeps them forever.`,
+    }),
   ),
 });
 export type UpdateProjectBodyWire = Static<typeof UpdateProjectBody>;
+
+/** `data_retention_days` of a PATCH: null, or a whole number of days from 1 to MAX_RETENTION_DAYS. */
+export function retentionDaysOf(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_DAYS) {
+    throw validationError(
+      `Must be null or a whole number of days from 1 to ${MAX_RETENTION_DAYS}.`,
+      'data_retention_days',
+    );
+  }
+  return value;
+}

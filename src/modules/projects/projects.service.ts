@@ -8,7 +8,7 @@ import { authorizeOrganization, type Actor } from '../access/access.service.ts';
 import { findOrganization } from '../organizations/organizations.repository.ts';
 import { recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
 import { insertProject, listProjectsOfUser, updateProjectRow } from './projects.repository.ts';
-import type { ProjectWire, UpdateProjectBodyWire } from './projects.schemas.ts';
+import { retentionDaysOf, type ProjectWire, type UpdateProjectBodyWire } from './projects.schemas.ts';
 
 export function serializeProject(project: TeamRow): ProjectWire {
   return {
@@ -68,14 +68,15 @@ export async function updateProject(
       changes.push({ type: 'Project', action: 'changed', field: 'name', before: project.name, after: name });
     }
   }
-  if (body.data_retention_days !== undefined && body.data_retention_days !== project.data_retention_days) {
-    set.data_retention_days = body.data_retention_days;
+  const days = body.data_retention_days === undefined ? undefined : retentionDaysOf(body.data_retention_days);
+  if (days !== undefined && days !== project.data_retention_days) {
+    set.data_retention_days = days;
     changes.push({
       type: 'Project',
       action: 'changed',
       field: 'data_retention_days',
       before: project.data_retention_days,
-      after: body.data_retention_days,
+      after: days,
     });
   }
   if (changes.length === 0) return serializeProject(project);
