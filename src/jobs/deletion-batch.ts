@@ -89,8 +89,9 @@ export async function runDeletionBatch(deps: Deps, options: DeletionBatchOptions
  * A retention task for each project with a retention period and none pending: the events older
  * than the period as of now. One left pending by a stopped run is resumed with its own cut-off.
  */
-async function queueRetentionTasks(conn: Db, deps: Deps): Promise<number> {
-  const due = await listProjectsDueForRetention(conn);
+async function queueRetentionTasks(conn: Db, deps: Deps, pending: PendingDeletion[]): Promise<number> {
+  const busy = new Set(pending.filter((task) => task.deletion_type === 'retention').map((task) => task.team_id));
+  const due = await listProjectsDueForRetention(conn, busy);
   const now = deps.clock.now();
   for (const project of due) {
     await conn.transaction().execute(async (trx) => {
@@ -122,9 +123,12 @@ async function runLocked(
   progress: (message: string) => void,
 ): Promise<DeletionBatchResult> {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-  const retention = await queueRetentionTasks(conn, deps);
-  if (retention > 0) progress(`${retention} retention task${retention === 1 ? '' : 's'} queued`);
-  const tasks = await listPendingDeletions(conn);
+  let tasks = await listPendingDeletions(conn);
+  const retention = await queueRetentionTasks(conn, deps, tasks);
+  if (retention > 0) {
+    progress(`${retention} retention task${retention === 1 ? '' : 's'} queued`);
+    tasks = await listPendingDeletions(conn);
+  }
   progress(`${tasks.length} deletion task${tasks.length === 1 ? '' : 's'} queued`);
   const result = emptyBatchResult();
   for (const task of tasks) {

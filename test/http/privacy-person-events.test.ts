@@ -138,7 +138,12 @@ describe('POST /api/projects/:project_id/persons/:id/delete_events/ and cancelli
     assert.equal((await inject('DELETE', `${base()}/deletion_status/${task.id}/`)).statusCode, 204);
     const result = await runDeletionBatch(ctx.deps);
     assert.equal(result.kinds.person.processed, 0);
-    const left = await db.selectFrom('events').select('id').where('distinct_id', '=', 'd-1').execute();
+    const left = await db
+      .selectFrom('events')
+      .select('id')
+      .where('team_id', '=', tenant.project.id)
+      .where('distinct_id', '=', 'd-1')
+      .execute();
     assert.equal(left.length, 1);
   });
 

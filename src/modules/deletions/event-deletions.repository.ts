@@ -83,9 +83,10 @@ export async function queueRangeTask(db: Db, input: RangeTaskInput, now: Date): 
   return row.id;
 }
 
-/** The projects with a retention period and none of their retention tasks pending. */
+/** The projects with a retention period, but those in `busy` (a retention task of theirs is pending). */
 export async function listProjectsDueForRetention(
   db: Db,
+  busy: ReadonlySet<number>,
 ): Promise<{ id: number; organization_id: string; data_retention_days: number }[]> {
   const teams = await db
     .selectFrom('teams')
@@ -93,16 +94,6 @@ export async function listProjectsDueForRetention(
     .where('data_retention_days', 'is not', null)
     .orderBy('id')
     .execute();
-  if (teams.length === 0) return [];
-  // Two plain lists rather than a join: teams is a reference table and tasks are spread on Citus.
-  const pending = await db
-    .selectFrom('deletion_tasks')
-    .select('team_id')
-    .where('deletion_type', '=', 'retention')
-    .where('delete_verified_at', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .execute();
-  const busy = new Set(pending.map((row) => row.team_id));
   return teams
     .filter((team) => !busy.has(team.id))
     .map((team) => ({ ...team, data_retention_days: team.data_retention_days as number }));
