@@ -8,6 +8,7 @@ import {
   applyTaskChunk,
   DELETION_KINDS,
   hasEventsLeft,
+  type ChunkCursor,
   type DeletionKind,
   type PendingDeletion,
 } from '../modules/deletions/deletion-selection.ts';
@@ -139,10 +140,15 @@ async function runLocked(
     const field = kind === 'scrub' ? 'events_scrubbed' : 'events_deleted';
     let completed = false;
     let ran = false;
+    let cursor: ChunkCursor | null = null;
     while (!completed) {
       options.signal?.throwIfAborted();
-      const chunk = await conn.transaction().execute(async (trx) => runChunk(trx, deps, task, chunkSize));
+      const from: ChunkCursor | null = cursor;
+      const chunk: ChunkOutcome = await conn
+        .transaction()
+        .execute(async (trx) => runChunk(trx, deps, task, chunkSize, from));
       if (chunk.skipped) break;
+      cursor = chunk.cursor;
       ran = true;
       completed = chunk.completed;
       result[field] += chunk.count;
@@ -179,10 +185,26 @@ function describeTask(task: PendingDeletion): string {
  * its activity entry — so a task is never verified while events remain, and a batch stopped
  * between chunks leaves the task pending with its count so far.
  */
-async function runChunk(trx: Db, deps: Deps, task: PendingDeletion, chunkSize: number) {
-  if (!(await isStillPending(trx, task))) return { skipped: true, count: 0, completed: false, total: 0 };
-  const count = await applyTaskChunk(trx, task, chunkSize);
-  const done = count < chunkSize && !(await hasEventsLeft(trx, task));
+interface ChunkOutcome {
+  skipped: boolean;
+  count: number;
+  completed: boolean;
+  total: number;
+  cursor: ChunkCursor | null;
+}
+
+async function runChunk(
+  trx: Db,
+  deps: Deps,
+  task: PendingDeletion,
+  chunkSize: number,
+  from: ChunkCursor | null,
+): Promise<ChunkOutcome> {
+  if (!(await isStillPending(trx, task))) return { skipped: true, count: 0, completed: false, total: 0, cursor: null };
+  const { count, cursor } = await applyTaskChunk(trx, task, chunkSize, from);
+  // The walk reached the end: done unless rows appeared behind it (a late event), then walk again.
+  const walkedToEnd = count < chunkSize;
+  const done = walkedToEnd && !(await hasEventsLeft(trx, task));
   const now = deps.clock.now();
   const total = await recordDeletionProgress(trx, task, count, now, done);
   if (done) {
@@ -201,5 +223,5 @@ async function runChunk(trx: Db, deps: Deps, task: PendingDeletion, chunkSize: n
           });
     await recordActivity(trx, entry, now);
   }
-  return { skipped: false, count, completed: done, total };
+  return { skipped: false, count, completed: done, total, cursor: walkedToEnd ? null : cursor };
 }

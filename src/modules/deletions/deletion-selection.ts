@@ -112,29 +112,70 @@ function chunkOf(db: Db, task: PendingDeletion, limit: number) {
   return db.selectFrom('events').select(['events.distinct_id', 'events.id']).where(eventsOfTask(task)).limit(limit);
 }
 
-/** Deletes (or, for a scrub task, scrubs) at most `limit` of the task's events; answers how many. */
-export async function applyTaskChunk(db: Db, task: PendingDeletion, limit: number): Promise<number> {
-  const doomed = chunkOf(db, task, limit);
-  // By the key (team_id, distinct_id, id): on Citus the distinct id names the shard.
+/** Where a range task's walk through the events key stands: the last key of the previous chunk. */
+export interface ChunkCursor {
+  distinct_id: string;
+  id: number;
+}
+
+const walksByKey = (task: PendingDeletion) => (RANGE_KINDS as readonly string[]).includes(task.deletion_type);
+
+/**
+ * The keys of the task's next chunk. A range task walks the events key (team_id, distinct_id, id)
+ * from `cursor`, so each chunk reads on from where the last one stopped instead of passing again
+ * over the rows before the range and those it deleted; a person's task reads its events by
+ * person and distinct id, where no walk is needed.
+ */
+async function nextChunkKeys(db: Db, task: PendingDeletion, limit: number, cursor: ChunkCursor | null) {
+  if (!walksByKey(task)) return chunkOf(db, task, limit).execute();
+  let query = chunkOf(db, task, limit).orderBy('events.distinct_id').orderBy('events.id');
+  if (cursor) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('events.distinct_id', 'events.id'), '>', eb.tuple(cursor.distinct_id, cursor.id)),
+    );
+  }
+  return query.execute();
+}
+
+/**
+ * Deletes (or, for a scrub task, scrubs) at most `limit` of the task's events; answers how many and
+ * the cursor to continue from (the last key, in the database's own order).
+ */
+export async function applyTaskChunk(
+  db: Db,
+  task: PendingDeletion,
+  limit: number,
+  cursor: ChunkCursor | null = null,
+): Promise<{ count: number; cursor: ChunkCursor | null }> {
+  const keys = await nextChunkKeys(db, task, limit, cursor);
+  if (keys.length === 0) return { count: 0, cursor };
+  const last = keys[keys.length - 1];
+  const next = walksByKey(task) ? { distinct_id: last.distinct_id, id: Number(last.id) } : null;
+  // By the key (team_id, distinct_id, id): on Citus the distinct ids name the shards. An id is
+  // unique in the table, so the two lists select exactly the rows read above.
+  const distinctIds = [...new Set(keys.map((key) => key.distinct_id))];
+  const ids = keys.map((key) => Number(key.id));
   if (task.deletion_type === 'scrub') {
-    const keys = task.scrub_properties ?? [];
+    const names = task.scrub_properties ?? [];
     const result = await db
       .updateTable('events')
       .set({
-        properties: sql`${sql.ref('events.properties')} - ${keys}::text[]`,
-        person_properties: sql`${sql.ref('events.person_properties')} - ${keys}::text[]`,
+        properties: sql`${sql.ref('events.properties')} - ${names}::text[]`,
+        person_properties: sql`${sql.ref('events.person_properties')} - ${names}::text[]`,
       })
       .where('events.team_id', '=', task.team_id)
-      .where((eb) => eb(eb.refTuple('events.distinct_id', 'events.id'), 'in', doomed.$asTuple('distinct_id', 'id')))
+      .where((eb) => eb('events.distinct_id', '=', eb.fn.any(eb.val(distinctIds))))
+      .where((eb) => eb('events.id', '=', eb.fn.any(eb.val(ids))))
       .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+    return { count: Number(result.numUpdatedRows), cursor: next };
   }
   const result = await db
     .deleteFrom('events')
     .where('events.team_id', '=', task.team_id)
-    .where((eb) => eb(eb.refTuple('events.distinct_id', 'events.id'), 'in', doomed.$asTuple('distinct_id', 'id')))
+    .where((eb) => eb('events.distinct_id', '=', eb.fn.any(eb.val(distinctIds))))
+    .where((eb) => eb('events.id', '=', eb.fn.any(eb.val(ids))))
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return { count: Number(result.numDeletedRows), cursor: next };
 }
 
 export async function hasEventsLeft(db: Db, task: PendingDeletion): Promise<boolean> {
