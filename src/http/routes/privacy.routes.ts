@@ -67,7 +67,7 @@ export const privacyRoutes: RouteModule = (app, deps) => {
           tag,
           summary: "Export a person's data",
           description:
-            'The person, their distinct ids, every event of those ids (oldest first), their activity and their cohorts, as one JSON attachment, streamed a page of events at a time (any number of events in constant memory). Nothing of another person. Recorded as `exported` in the activity log.',
+            'The person, their distinct ids, every event of those ids (oldest first), their activity and their cohorts, as one JSON attachment, streamed a page of events at a time (any number of events in constant memory). Nothing of another person. Logged (who exported whom), not written to the activity log: a read changes nothing.',
           returns: 'The person’s data (an attachment)',
           errors: { 404: 'no such person in the project' },
         }),
