@@ -59,6 +59,31 @@ export const privacyRoutes: RouteModule = (app, deps) => {
   const persons = '/api/projects/:project_id/persons';
   const eventDeletions = '/api/projects/:project_id/event_deletions';
 
+  /** DELETE of a task of one of the two lists: 204, 404 when the list has no such task, 409 once it ran. */
+  const cancelRoute = (url: string, list: 'persons' | 'events', summary: string, description: string) =>
+    app.delete(
+      url,
+      {
+        schema: {
+          ...describe({
+            tag,
+            summary,
+            description,
+            returns: 'Cancelled (no body)',
+            errors: { 404: 'no such task in the project', 409: 'the task has run (or is running)' },
+          }),
+          params: EventDeletionParams,
+          response: { 204: Type.Null({ description: 'Cancelled' }), ...errorResponses, 409: errorResponses[400] },
+        },
+        config: write,
+      },
+      async (request, reply) => {
+        const { project } = projectAccessOf(request);
+        await cancelTask(deps, actorOf(request), { project, id: request.params.id, list });
+        return reply.code(204).send(null);
+      },
+    );
+
   app.get(
     `${persons}/:id/export/`,
     {
@@ -109,28 +134,11 @@ export const privacyRoutes: RouteModule = (app, deps) => {
       reply.code(202).send(await requestPersonEventsDeletion(deps, actorOf(request), personTarget(request))),
   );
 
-  app.delete(
+  cancelRoute(
     `${persons}/deletion_status/:id/`,
-    {
-      schema: {
-        ...describe({
-          tag,
-          summary: 'Cancel a queued person event deletion',
-          description:
-            'Cancels a pending task of `persons/deletion_status/`: it never runs and shows `cancelled`. (A deleted person stays deleted; only their events are kept.)',
-          returns: 'Cancelled (no body)',
-          errors: { 404: 'no such task in the project', 409: 'the task has run (or is running)' },
-        }),
-        params: EventDeletionParams,
-        response: { 204: Type.Null({ description: 'Cancelled' }), ...errorResponses, 409: errorResponses[400] },
-      },
-      config: write,
-    },
-    async (request, reply) => {
-      const { project } = projectAccessOf(request);
-      await cancelTask(deps, actorOf(request), { project, id: request.params.id, list: 'persons' });
-      return reply.code(204).send(null);
-    },
+    'persons',
+    'Cancel a queued person event deletion',
+    'Cancels a pending task of `persons/deletion_status/`: it never runs and shows `cancelled`. (A deleted person stays deleted; only their events are kept.)',
   );
 
   app.post(
@@ -188,26 +196,10 @@ export const privacyRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  app.delete(
+  cancelRoute(
     `${eventDeletions}/:id/`,
-    {
-      schema: {
-        ...describe({
-          tag,
-          summary: 'Cancel a queued event deletion',
-          description: 'Cancels a pending task of `event_deletions/`: it never runs and shows `cancelled`.',
-          returns: 'Cancelled (no body)',
-          errors: { 404: 'no such task in the project', 409: 'the task has run (or is running)' },
-        }),
-        params: EventDeletionParams,
-        response: { 204: Type.Null({ description: 'Cancelled' }), ...errorResponses, 409: errorResponses[400] },
-      },
-      config: write,
-    },
-    async (request, reply) => {
-      const { project } = projectAccessOf(request);
-      await cancelTask(deps, actorOf(request), { project, id: request.params.id, list: 'events' });
-      return reply.code(204).send(null);
-    },
+    'events',
+    'Cancel a queued event deletion',
+    'Cancels a pending task of `event_deletions/`: it never runs and shows `cancelled`.',
   );
 };

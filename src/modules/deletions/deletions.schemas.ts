@@ -21,6 +21,10 @@ export const DeletionStatusQuery = Type.Object({
 });
 export type DeletionStatusQueryWire = Static<typeof DeletionStatusQuery>;
 
+/** Who asked for a task: the user of the key that asked. */
+export const CreatedBy = (description: string) =>
+  Nullable(Type.Object({ first_name: Type.String(), email: Type.String() }), description);
+
 export const StatusOf = Type.Enum([...DELETION_STATUSES], {
   description:
     '`pending` until the deletion batch has run it, then `completed`; `cancelled` when cancelled before it ran.',
@@ -46,10 +50,7 @@ export const DeletionTask = Type.Object(
     ),
     cancelled_at: Nullable(Type.String({ format: 'date-time' }), 'When it was cancelled; null unless cancelled.'),
     events_deleted: Type.Integer({ description: 'How many events the batch deleted.' }),
-    created_by: Nullable(
-      Type.Object({ first_name: Type.String(), email: Type.String() }),
-      "Who asked for it (the key's user).",
-    ),
+    created_by: CreatedBy("Who asked for it (the key's user)."),
   },
   {
     title: 'DeletionTask',

@@ -1,7 +1,7 @@
 // Wire shapes of /api/projects/:project_id/event_deletions/ and of a person's delete_events/.
 import { Type, type Static } from 'typebox';
 import { DateTimeOf, Nullable, PageQuery, PROJECT_ID, PROPERTY_FILTERS } from '../../wire/schemas.ts';
-import { StatusOf } from './deletions.schemas.ts';
+import { CreatedBy, StatusOf } from './deletions.schemas.ts';
 
 export const MAX_SCRUB_KEYS = 100;
 
@@ -59,10 +59,7 @@ export const EventDeletion = Type.Object(
     cancelled_at: Nullable(Type.String({ format: 'date-time' }), 'When it was cancelled.'),
     events_deleted: Type.Integer({ description: 'How many events it deleted.' }),
     events_scrubbed: Type.Integer({ description: 'How many events it scrubbed.' }),
-    created_by: Nullable(
-      Type.Object({ first_name: Type.String(), email: Type.String() }),
-      "Who asked for it (the key's user); null for retention.",
-    ),
+    created_by: CreatedBy("Who asked for it (the key's user); null for retention."),
   },
   {
     title: 'EventDeletion',
