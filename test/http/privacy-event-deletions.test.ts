@@ -236,4 +236,39 @@ describe('/api/projects/:project_id/event_deletions/', () => {
     ).json();
     assert.equal(theirs.count, 0);
   });
+
+  it('takes a cohort filter, resolved at the request, tested on the person properties stored on each event', async () => {
+    const db = ctx.deps.db;
+    const team = tenant.project.id;
+    const cohort = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/projects/${team}/cohorts/`,
+      headers: tenant.headers,
+      payload: { name: 'Pro', filters: { properties: [{ key: 'plan', value: 'pro', type: 'person' }] } },
+    });
+    assert.equal(cohort.statusCode, 201, cohort.body);
+    await insertEvents(db, team, [
+      { distinctId: 'h-1', timestamp: '2023-05-02T00:00:00Z', personProperties: { plan: 'pro' } },
+      { distinctId: 'h-2', timestamp: '2023-05-03T00:00:00Z', personProperties: { plan: 'pro' } },
+      { distinctId: 'h-3', timestamp: '2023-05-04T00:00:00Z', personProperties: { plan: 'free' } },
+    ]);
+    const res = await create({
+      after: '2023-05-01',
+      before: '2023-06-01',
+      properties: [{ key: 'id', value: cohort.json().id, type: 'cohort' }],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const result = await runDeletionBatch(ctx.deps);
+    assert.equal(result.kinds.events.events_deleted, 2);
+    const left = await db
+      .selectFrom('events')
+      .select('distinct_id')
+      .where('team_id', '=', team)
+      .where('timestamp', '<', new Date('2023-06-01T00:00:00Z'))
+      .execute();
+    assert.deepEqual(
+      left.map((row) => row.distinct_id),
+      ['h-3'],
+    );
+  });
 });
