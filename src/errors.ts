@@ -38,6 +38,9 @@ export const validationError = (detail: string, attr: string | null = null, code
 
 export const requiredError = (attr: string) => validationError('This field is required.', attr, 'required');
 
+/** The request is valid but the resource's state forbids it (e.g. cancelling a task that has run). */
+export const conflict = (detail: string) => new AppError(409, 'invalid_request', 'conflict', detail);
+
 export const notFound = (detail = 'Not found.') => new AppError(404, 'invalid_request', 'not_found', detail);
 
 export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>

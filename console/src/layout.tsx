@@ -15,6 +15,7 @@ const SECTIONS: Array<[segment: string, label: string]> = [
   ['roles', 'Roles'],
   ['members', 'Members'],
   ['keys', 'API keys'],
+  ['settings', 'Settings'],
 ];
 
 function ProjectSwitcher({ workspace, project, section }: { workspace: Workspace; project: Project; section: string }) {

@@ -47,6 +47,8 @@ export interface TeamsTable {
   timezone: Generated<string>;
   person_count: Generated<number>;
   created_at: Timestamp;
+  /** Events older than this many days are deleted by the deletion batch; null keeps them (migration 0013). */
+  data_retention_days: Generated<number | null>;
 }
 
 export interface PersonalApiKeysTable {
@@ -150,13 +152,23 @@ export interface DeletionTasksTable {
   team_id: number;
   id: Generated<number>;
   deletion_type: Generated<string>;
-  person_uuid: string;
-  person_id: number;
-  distinct_ids: string[];
+  person_uuid: string | null;
+  person_id: number | null;
+  distinct_ids: Generated<string[]>;
   created_by_id: number | null;
   created_at: Timestamp;
   events_deleted: Generated<number>;
   delete_verified_at: Timestamp | null;
+  // Migration 0013: what the other kinds of task select, their scrub count and their life cycle.
+  events_until: Timestamp | null;
+  range_after: Timestamp | null;
+  range_before: Timestamp | null;
+  event: string | null;
+  properties: Json<JsonObject | null> | null;
+  scrub_properties: string[] | null;
+  events_scrubbed: Generated<number>;
+  started_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
 }
 
 export interface ActivityLogTable {

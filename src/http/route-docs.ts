@@ -15,7 +15,7 @@ export interface RouteDocs {
   /** The route also answers CSV (`format=csv`, `Accept: text/csv`): an example of it. */
   csv?: string;
   /** Errors worth knowing beyond those of every route, by status; each also describes that response. */
-  errors?: Partial<Record<400 | 401 | 403 | 404 | 405 | 413, string>>;
+  errors?: Partial<Record<400 | 401 | 403 | 404 | 405 | 409 | 413, string>>;
   /** A body the handler reads itself (raw bytes, or merged over the query): documented, not validated. */
   body?: TSchema;
 }

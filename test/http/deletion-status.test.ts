@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { bearer, makeKey, makePerson, makeTenant, type Tenant, type TestPerson } from '../helpers/factories.ts';
-import { deletePersonQueuingEvents, seedEvents } from '../integration/deletion-seed.ts';
+import { deletePersonQueuingEvents, seedEvents, totalsOf } from '../integration/deletion-seed.ts';
 
 describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
   let ctx: TestContext;
@@ -52,12 +52,14 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
       { ...oldest, id: 0 },
       {
         id: 0,
+        kind: 'person',
         person_id: first.id,
         person_uuid: first.uuid,
         distinct_ids: ['a-1', 'a-2'],
         status: 'pending',
         created_at: '2026-11-18T10:00:00.000Z',
         delete_verified_at: null,
+        cancelled_at: null,
         events_deleted: 0,
         created_by: { first_name: 'Ada', email: tenant.owner.email },
       },
@@ -67,7 +69,7 @@ describe('GET /api/projects/:project_id/persons/deletion_status/', () => {
 
   it('shows them completed once a batch ran, and new ones pending', async () => {
     ctx.clock.set('2026-11-22T05:00:00Z');
-    assert.deepEqual(await runDeletionBatch(ctx.deps), { processed: 3, events_deleted: 6 });
+    assert.deepEqual(totalsOf(await runDeletionBatch(ctx.deps)), { processed: 3, events_deleted: 6 });
     await deletePersonQueuingEvents(ctx.deps.db, third, { now: new Date('2026-11-23T10:00:00Z') });
 
     const all = (await get(url())).json();

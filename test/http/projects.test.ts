@@ -38,6 +38,7 @@ describe('projects', () => {
       name: tenant.project.name,
       api_token: tenant.project.api_token,
       created_at: tenant.project.created_at.toISOString(),
+      data_retention_days: null,
     });
     assert.match(body.results[0].api_token, /^phc_/);
   });

@@ -306,7 +306,14 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   it('deletions run reports what it did as one JSON object', async () => {
     const result = jsonOf(await herd('deletions', 'run', '--json'));
-    assert.deepEqual(Object.keys(result).sort(), ['events_deleted', 'processed']);
+    assert.deepEqual(Object.keys(result).sort(), ['events_deleted', 'events_scrubbed', 'kinds', 'processed']);
+    assert.deepEqual(Object.keys(result.kinds as object).sort(), [
+      'events',
+      'person',
+      'person_events',
+      'retention',
+      'scrub',
+    ]);
     assert.equal(typeof result.processed, 'number');
     assert.equal(typeof result.events_deleted, 'number');
   });

@@ -79,3 +79,8 @@ export async function findTask(db: Db, teamId: number, personUuid: string) {
     .where('person_uuid', '=', personUuid)
     .executeTakeFirstOrThrow();
 }
+
+/** A batch's totals without its per-kind counts. */
+export function totalsOf(result: { processed: number; events_deleted: number }) {
+  return { processed: result.processed, events_deleted: result.events_deleted };
+}

@@ -81,8 +81,17 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
 }
 
 /** Downloads a CSV answer as a file: fetched with the key in the header, then saved from a Blob. */
-export async function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
-  const response = await send(path, { query: { ...query, format: 'csv' }, accept: 'text/csv' });
+export function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
+  return downloadFile(path, { query: { ...query, format: 'csv' }, accept: 'text/csv' }, filename);
+}
+
+/** Downloads an answer as a file (an attachment such as a person's export), the key in the header. */
+export async function downloadFile(
+  path: string,
+  options: { query?: Query; accept?: string },
+  filename: string,
+): Promise<void> {
+  const response = await send(path, options);
   const blob = await response.blob();
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');

@@ -20,6 +20,7 @@ export interface Project {
   organization: string;
   name: string;
   created_at: string;
+  data_retention_days: number | null;
 }
 
 export interface Person {
@@ -59,15 +60,37 @@ export interface ActivityEntry {
   created_at: string;
 }
 
+export type DeletionStatus = 'pending' | 'completed' | 'cancelled';
+
 export interface DeletionTask {
   id: number;
+  kind: 'person' | 'person_events';
   person_id: number;
   person_uuid: string;
   distinct_ids: string[];
-  status: 'pending' | 'completed';
+  status: DeletionStatus;
   created_at: string;
   delete_verified_at: string | null;
+  cancelled_at: string | null;
   events_deleted: number;
+  created_by: UserBasic | null;
+}
+
+export interface EventDeletion {
+  id: number;
+  kind: 'events' | 'scrub' | 'retention';
+  after: string | null;
+  before: string;
+  event: string | null;
+  properties: unknown;
+  scrub_properties: string[] | null;
+  status: DeletionStatus;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  cancelled_at: string | null;
+  events_deleted: number;
+  events_scrubbed: number;
   created_by: UserBasic | null;
 }
 

@@ -1,7 +1,7 @@
-// One person: properties, distinct ids and split, delete (with its events, queued), the properties
-// timeline, cohorts and activity.
+// One person: properties, distinct ids and split, export and event deletion (privacy requests),
+// delete (with its events, queued), the properties timeline, cohorts and activity.
 import { useState } from 'preact/hooks';
-import { api } from '../api/client.ts';
+import { api, downloadFile } from '../api/client.ts';
 import type { DeletionTask, Page, Person } from '../api/types.ts';
 import { ActivityList } from '../components/activity-list.tsx';
 import { DeletionTable } from '../components/deletion-list.tsx';
@@ -49,6 +49,60 @@ function DistinctIds({ person, base, onSplit }: { person: Person; base: string; 
           </button>
           <ErrorMessage error={action.error} />
         </form>
+      ) : null}
+    </section>
+  );
+}
+
+/** Privacy requests about this person: export everything, delete the events but keep the person. */
+function PersonPrivacy({ person, base }: { person: Person; base: string }) {
+  const exporting = useAction();
+  const deleting = useAction();
+  const [confirming, setConfirming] = useState(false);
+  const [queued, setQueued] = useState<DeletionTask | null>(null);
+  const exportData = () =>
+    exporting.run(() => downloadFile(`${base}export/`, { accept: 'application/json' }, `person-${person.uuid}.json`));
+  const deleteEvents = () =>
+    deleting.run(async () => {
+      setQueued(await api<DeletionTask>(`${base}delete_events/`, { method: 'POST' }));
+      setConfirming(false);
+    });
+  return (
+    <section aria-labelledby="privacy-heading">
+      <h2 id="privacy-heading">Privacy</h2>
+      <div class="actions">
+        <button type="button" disabled={exporting.busy} onClick={exportData}>
+          Export data
+        </button>
+        {confirming ? null : (
+          <button type="button" class="destructive" onClick={() => setConfirming(true)}>
+            Delete events
+          </button>
+        )}
+      </div>
+      <ErrorMessage error={exporting.error} />
+      {confirming ? (
+        <div role="group" aria-label="Confirm deleting events">
+          <p>
+            Every event of this person’s distinct ids stored until now is deleted by the next deletion batch. The
+            person, its properties and distinct ids stay; later events still join it.
+          </p>
+          <div class="actions">
+            <button type="button" class="destructive" disabled={deleting.busy} onClick={deleteEvents}>
+              Delete events, keep person
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep events
+            </button>
+          </div>
+          <ErrorMessage error={deleting.error} />
+        </div>
+      ) : null}
+      {queued ? (
+        <>
+          <Notice>Deleting this person’s events is queued.</Notice>
+          <DeletionTable tasks={[queued]} caption="Queued deletion of its events" />
+        </>
       ) : null}
     </section>
   );
@@ -190,6 +244,7 @@ export function PersonScreen({ context, personId }: { context: ProjectContext; p
           caption="Changes to this person"
         />
       </section>
+      <PersonPrivacy person={person} base={base} />
       <DeletePerson person={person} base={base} projectId={projectId} onDeleted={(task) => setDeleted({ task })} />
     </>
   );

@@ -15,6 +15,7 @@ import { PersonScreen } from './person.tsx';
 import { PersonsScreen } from './persons.tsx';
 import { RoleScreen } from './role.tsx';
 import { RolesScreen } from './roles.tsx';
+import { SettingsScreen } from './settings.tsx';
 
 type ScreenComponent = FunctionComponent<{ context: ProjectContext }>;
 
@@ -52,6 +53,8 @@ export function Screen({ section, context }: { section: string; context: Project
       return <MembersScreen context={context} />;
     case 'keys':
       return <ApiKeysScreen />;
+    case 'settings':
+      return <SettingsScreen context={context} />;
     default:
       return (
         <>

@@ -5,7 +5,8 @@ export const deletionsRunCommand: Command = {
   usage: 'herd deletions run [--json]',
   summary: 'Runs the queued event deletions now (progress on stderr).',
   flags: [],
-  jsonResult: '{"processed", "events_deleted"}',
+  jsonResult:
+    '{"processed", "events_deleted", "events_scrubbed", "kinds": {<kind>: {"processed", "events_deleted", "events_scrubbed"}}}',
   instead: 'let the running server do it: it runs the queued deletions on DELETION_SCHEDULE',
   options: {},
   async run(_values, context) {
@@ -13,8 +14,8 @@ export const deletionsRunCommand: Command = {
     const result = await withDeps(context.config, (deps) =>
       runDeletionBatch(deps, { onProgress: (message) => process.stderr.write(`${message}\n`) }),
     );
-    emit(context, { processed: result.processed, events_deleted: result.events_deleted }, [
-      `processed ${result.processed} deletion task(s), deleted ${result.events_deleted} event(s)`,
+    emit(context, { ...result }, [
+      `processed ${result.processed} deletion task(s), deleted ${result.events_deleted} event(s), scrubbed ${result.events_scrubbed}`,
     ]);
   },
 };

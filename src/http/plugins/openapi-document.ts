@@ -15,6 +15,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   403: 'The key lacks the scope or is limited to other organizations or projects, or its user is not a member (or not an admin where one is needed).',
   404: 'No such organization, project or object.',
   405: 'The path exists, but not for this method.',
+  409: 'The object is in a state that forbids this (e.g. a task that has already run).',
   413: 'The body is larger than the route accepts (after decompression too).',
   429: 'Over the rate limit: `Retry-After` gives the seconds to wait.',
 };

@@ -59,6 +59,11 @@ const TAGS = [
       'The persons of a project: list, retrieve, update and delete them; split them, set and unset properties; their activity, property values, cohorts, properties timeline and queued event deletions.',
   },
   {
+    name: 'privacy',
+    description:
+      "Privacy requests: export everything about one person; delete a person's events while keeping the person; delete or scrub the events of a time range; list and cancel those queued tasks (run by the deletion batch, which also applies each project's `data_retention_days`).",
+  },
+  {
     name: 'analytics',
     description:
       "The persons behind one point of an insight: trends, stickiness, lifecycle, retention, funnel, funnel correlation and paths, computed from the stored events in the project's timezone.",

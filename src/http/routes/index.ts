@@ -16,6 +16,7 @@ import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
 import { queryRoutes } from './query.routes.ts';
+import { privacyRoutes } from './privacy.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { setupRoutes } from './setup.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
@@ -29,6 +30,7 @@ export const routeModules: RouteModule[] = [
   personalApiKeyRoutes,
   roleRoutes,
   deletionStatusRoutes,
+  privacyRoutes,
   captureRoutes,
   personAnalyticsRoutes,
   insightRoutes,

@@ -1,6 +1,17 @@
 // Projects: the caller's list, creation in an organization the caller administers, retrieve.
-import { CreateProjectBody, Project, ProjectIdParams } from '../../modules/projects/projects.schemas.ts';
-import { createProject, listProjectsPage, serializeProject } from '../../modules/projects/projects.service.ts';
+import {
+  CreateProjectBody,
+  MAX_RETENTION_DAYS,
+  Project,
+  ProjectIdParams,
+  UpdateProjectBody,
+} from '../../modules/projects/projects.schemas.ts';
+import {
+  createProject,
+  listProjectsPage,
+  serializeProject,
+  updateProject,
+} from '../../modules/projects/projects.service.ts';
 import { errorResponses, Page, PageQuery } from '../../wire/schemas.ts';
 import { listPage } from '../pagination.ts';
 import { actorOf, projectAccessOf } from '../plugins/access.ts';
@@ -75,5 +86,31 @@ export const projectRoutes: RouteModule = (app, deps) => {
       config: { access: { scopes: ['project:read'], project: 'id' } },
     },
     async (request) => serializeProject(projectAccessOf(request).project),
+  );
+
+  app.patch(
+    `${base}/:id/`,
+    {
+      schema: {
+        ...describe({
+          tag,
+          summary: 'Update a project',
+          description:
+            "Changes its `name` or `data_retention_days` (how long events are kept: the deletion batch, on `DELETION_SCHEDULE`, deletes the project's events older than that; null keeps them forever). Each change is recorded in the activity log (scope `Project`).",
+          returns: 'The project',
+          errors: {
+            400: `a blank \`name\`; \`data_retention_days\` not an integer from 1 to ${MAX_RETENTION_DAYS} or null`,
+            403: 'not an admin or owner of the organization',
+            404: 'an unknown id',
+          },
+        }),
+        params: ProjectIdParams,
+        body: UpdateProjectBody,
+        response: { 200: Project, ...errorResponses },
+      },
+      config: { access: { scopes: ['project:write'], project: 'id', adminWrites: true } },
+    },
+    async (request) =>
+      updateProject(deps, actorOf(request), { project: projectAccessOf(request).project, body: request.body }),
   );
 };

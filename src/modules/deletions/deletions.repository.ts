@@ -1,10 +1,10 @@
 // Deletion tasks: queued by person deletes, run by the weekly batch (under its advisory lock),
-// listed by deletion_status.
-import { sql, type ExpressionBuilder } from 'kysely';
+// listed by deletion_status. The other kinds' queueing and listing: event-deletions.repository.ts.
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Database } from '../../db/schema.ts';
 import type { PageRequest } from '../../wire/page.ts';
 import { personActivity, recordActivities } from '../activity/activity.repository.ts';
+import { PERSON_KINDS, type DeletionKind, type PendingDeletion } from './deletion-selection.ts';
 import type { DeletionStatus, DeletionTaskWire } from './deletions.schemas.ts';
 
 export interface QueuedDeletion {
@@ -58,114 +58,72 @@ export async function queueEventDeletions(
   return tasks.length;
 }
 
-export interface PendingDeletion {
-  team_id: number;
-  id: number;
-  organization_id: string;
-  person_id: number;
-  person_uuid: string;
-  distinct_ids: string[];
-}
-
-/** Every task not yet verified, oldest first, with the organization its activity entry belongs to. */
+/** Every task neither done nor cancelled, oldest first, with the organization its activity entries belong to. */
 export async function listPendingDeletions(db: Db): Promise<PendingDeletion[]> {
-  return db
+  const rows = await db
     .selectFrom('deletion_tasks')
     .innerJoin('teams', 'teams.id', 'deletion_tasks.team_id')
     .select([
       'deletion_tasks.team_id',
       'deletion_tasks.id',
       'teams.organization_id',
+      'deletion_tasks.deletion_type',
       'deletion_tasks.person_id',
       'deletion_tasks.person_uuid',
       'deletion_tasks.distinct_ids',
+      'deletion_tasks.events_until',
+      'deletion_tasks.range_after',
+      'deletion_tasks.range_before',
+      'deletion_tasks.event',
+      'deletion_tasks.properties',
+      'deletion_tasks.scrub_properties',
     ])
     .where('deletion_tasks.delete_verified_at', 'is', null)
-    .where('deletion_tasks.deletion_type', '=', 'person')
+    .where('deletion_tasks.cancelled_at', 'is', null)
     .orderBy('deletion_tasks.created_at')
     .orderBy('deletion_tasks.team_id')
     .orderBy('deletion_tasks.id')
     .execute();
+  return rows.map((row) => ({ ...row, properties: row.properties as PendingDeletion['properties'] }));
 }
-
-type EventsScope = ExpressionBuilder<Database, 'events'>;
 
 /**
- * The events a task deletes, always inside its project: those attributed to the person, and those
- * sent with one of its distinct ids (PostHog deletes "by person id and by their distinct ids").
- * A distinct-id match is skipped when the event belongs to a person that exists now: after the
- * delete, capture may hand a listed distinct id to a NEW person, whose events are not the queued
- * person's. Events of persons merged into the deleted one (their rows are gone) still match.
- *
- * "Exists now" is asked of the persons those events point to, with a constant team_id and no
- * correlation: on Citus, events and persons are spread by different columns (and a correlated
- * subquery between them cannot run), while these nested lists are computed once and are short.
+ * Locks the task's row for the chunk's transaction and answers whether it is still to run: a cancel
+ * (which updates the row) either committed before, and the task is skipped, or waits for this chunk
+ * and then finds the task started.
  */
-function eventsOfTask(task: PendingDeletion) {
-  return (eb: EventsScope) => {
-    const pointedTo = eb
-      .selectFrom('events as listed')
-      .select('listed.person_id')
-      .where('listed.team_id', '=', task.team_id)
-      .where('listed.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids)))
-      .where('listed.person_id', 'is not', null);
-    const living = eb
-      .selectFrom('persons')
-      .select('persons.id')
-      .where('persons.team_id', '=', task.team_id)
-      .where('persons.id', 'in', pointedTo);
-    return eb.and([
-      eb('events.team_id', '=', task.team_id),
-      eb.or([
-        eb('events.person_id', '=', task.person_id),
-        eb.and([
-          eb('events.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids))),
-          eb.or([eb('events.person_id', 'is', null), eb('events.person_id', 'not in', living)]),
-        ]),
-      ]),
-    ]);
-  };
-}
-
-/** Deletes at most `limit` of the task's events; one bounded statement, so no giant lock. */
-export async function deleteEventsChunk(db: Db, task: PendingDeletion, limit: number): Promise<number> {
-  const doomed = db
-    .selectFrom('events')
-    .select(['events.distinct_id', 'events.id'])
-    .where(eventsOfTask(task))
-    .limit(limit);
-  const result = await db
-    .deleteFrom('events')
-    .where('events.team_id', '=', task.team_id)
-    // By the key (team_id, distinct_id, id): on Citus the distinct id names the shard.
-    .where((eb) => eb(eb.refTuple('events.distinct_id', 'events.id'), 'in', doomed.$asTuple('distinct_id', 'id')))
+export async function isStillPending(db: Db, task: PendingDeletion): Promise<boolean> {
+  const row = await db
+    .selectFrom('deletion_tasks')
+    .select(['cancelled_at', 'delete_verified_at'])
+    .where('team_id', '=', task.team_id)
+    .where('id', '=', task.id)
+    .forUpdate()
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-export async function hasEventsLeft(db: Db, task: PendingDeletion): Promise<boolean> {
-  const row = await db.selectFrom('events').select('events.id').where(eventsOfTask(task)).limit(1).executeTakeFirst();
-  return row !== undefined;
+  return row !== undefined && row.cancelled_at === null && row.delete_verified_at === null;
 }
 
 /** Adds a chunk's count to the task; `verifiedAt` marks it done. Returns the task's total. */
 export async function recordDeletionProgress(
   db: Db,
   task: PendingDeletion,
-  deleted: number,
-  verifiedAt: Date | null,
+  count: number,
+  now: Date,
+  verified: boolean,
 ): Promise<number> {
+  const column = task.deletion_type === 'scrub' ? 'events_scrubbed' : 'events_deleted';
   const row = await db
     .updateTable('deletion_tasks')
     .set((eb) => ({
-      events_deleted: eb('events_deleted', '+', deleted),
-      ...(verifiedAt ? { delete_verified_at: verifiedAt } : {}),
+      [column]: eb(column, '+', count),
+      started_at: eb.fn.coalesce('started_at', eb.val(now)),
+      ...(verified ? { delete_verified_at: now } : {}),
     }))
     .where('team_id', '=', task.team_id)
     .where('id', '=', task.id)
-    .returning('events_deleted')
+    .returning(['events_deleted', 'events_scrubbed'])
     .executeTakeFirst();
-  return row?.events_deleted ?? 0;
+  return row ? Number(row[column]) : 0;
 }
 
 /** One constant key: pg_try_advisory_lock is per database, so each database has its own runner. */
@@ -188,15 +146,36 @@ export interface DeletionStatusFilter {
   personUuid?: string;
 }
 
+/** The tasks of some kinds in a project with a status, for a count and a page. */
+export function taskListQuery(db: Db, teamId: number, kinds: readonly DeletionKind[], status?: DeletionStatus) {
+  let query = db
+    .selectFrom('deletion_tasks')
+    .where('deletion_tasks.team_id', '=', teamId)
+    .where('deletion_tasks.deletion_type', 'in', kinds);
+  if (status === 'pending') {
+    query = query
+      .where('deletion_tasks.delete_verified_at', 'is', null)
+      .where('deletion_tasks.cancelled_at', 'is', null);
+  }
+  if (status === 'completed') query = query.where('deletion_tasks.delete_verified_at', 'is not', null);
+  if (status === 'cancelled') query = query.where('deletion_tasks.cancelled_at', 'is not', null);
+  return query;
+}
+
+export function statusOf(row: { delete_verified_at: Date | null; cancelled_at: Date | null }): DeletionStatus {
+  if (row.cancelled_at) return 'cancelled';
+  return row.delete_verified_at ? 'completed' : 'pending';
+}
+
+export const isoOrNull = (value: Date | null) => (value ? value.toISOString() : null);
+
 export async function listDeletionTasks(
   db: Db,
   teamId: number,
   filter: DeletionStatusFilter,
   page: PageRequest,
 ): Promise<{ count: number; results: DeletionTaskWire[] }> {
-  let query = db.selectFrom('deletion_tasks').where('deletion_tasks.team_id', '=', teamId);
-  if (filter.status === 'pending') query = query.where('deletion_tasks.delete_verified_at', 'is', null);
-  if (filter.status === 'completed') query = query.where('deletion_tasks.delete_verified_at', 'is not', null);
+  let query = taskListQuery(db, teamId, PERSON_KINDS, filter.status);
   if (filter.personUuid) query = query.where('deletion_tasks.person_uuid', '=', filter.personUuid.toLowerCase());
 
   const [counted, rows] = await Promise.all([
@@ -205,11 +184,13 @@ export async function listDeletionTasks(
       .leftJoin('users', 'users.id', 'deletion_tasks.created_by_id')
       .select([
         'deletion_tasks.id',
+        'deletion_tasks.deletion_type',
         'deletion_tasks.person_id',
         'deletion_tasks.person_uuid',
         'deletion_tasks.distinct_ids',
         'deletion_tasks.created_at',
         'deletion_tasks.delete_verified_at',
+        'deletion_tasks.cancelled_at',
         'deletion_tasks.events_deleted',
         'users.first_name',
         'users.email',
@@ -225,14 +206,51 @@ export async function listDeletionTasks(
     count: Number(counted.count),
     results: rows.map((row) => ({
       id: row.id,
-      person_id: row.person_id,
-      person_uuid: row.person_uuid,
+      kind: row.deletion_type as DeletionTaskWire['kind'],
+      // Both person kinds always name their person.
+      person_id: row.person_id as number,
+      person_uuid: row.person_uuid as string,
       distinct_ids: row.distinct_ids,
-      status: row.delete_verified_at ? 'completed' : 'pending',
+      status: statusOf(row),
       created_at: row.created_at.toISOString(),
-      delete_verified_at: row.delete_verified_at ? row.delete_verified_at.toISOString() : null,
-      events_deleted: row.events_deleted,
-      created_by: row.email === null ? null : { first_name: row.first_name ?? '', email: row.email },
+      delete_verified_at: isoOrNull(row.delete_verified_at),
+      cancelled_at: isoOrNull(row.cancelled_at),
+      events_deleted: Number(row.events_deleted),
+      created_by: createdByOf(row),
     })),
   };
+}
+
+export const createdByOf = (row: { first_name: string | null; email: string | null }) =>
+  row.email === null ? null : { first_name: row.first_name ?? '', email: row.email };
+
+export type CancelOutcome = 'cancelled' | 'already_cancelled' | 'has_run' | 'not_found';
+
+/**
+ * Cancels a task that has not started. The row lock orders it with the batch's chunks (each locks
+ * the row first): a task is either cancelled before any chunk or has started and stays.
+ */
+export async function cancelDeletionTask(
+  db: Db,
+  input: { teamId: number; id: number; kinds: readonly DeletionKind[]; now: Date },
+): Promise<{ outcome: CancelOutcome; task?: { person_id: number | null; person_uuid: string | null; kind: string } }> {
+  const row = await db
+    .selectFrom('deletion_tasks')
+    .select(['deletion_type', 'person_id', 'person_uuid', 'started_at', 'delete_verified_at', 'cancelled_at'])
+    .where('team_id', '=', input.teamId)
+    .where('id', '=', input.id)
+    .where('deletion_type', 'in', input.kinds)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return { outcome: 'not_found' };
+  const task = { person_id: row.person_id, person_uuid: row.person_uuid, kind: row.deletion_type };
+  if (row.cancelled_at) return { outcome: 'already_cancelled', task };
+  if (row.started_at || row.delete_verified_at) return { outcome: 'has_run', task };
+  await db
+    .updateTable('deletion_tasks')
+    .set({ cancelled_at: input.now })
+    .where('team_id', '=', input.teamId)
+    .where('id', '=', input.id)
+    .execute();
+  return { outcome: 'cancelled', task };
 }

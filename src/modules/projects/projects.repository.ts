@@ -49,3 +49,11 @@ export async function listProjectsOfUser(
   ]);
   return { count, rows };
 }
+
+export function updateProjectRow(
+  db: Db,
+  id: number,
+  set: { name?: string; data_retention_days?: number | null },
+): Promise<TeamRow> {
+  return db.updateTable('teams').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}

@@ -1,6 +1,7 @@
 // Wire schemas of the projects resource.
 import { Type, type Static } from 'typebox';
-import { DateTimeOf, PROJECT_ID } from '../../wire/schemas.ts';
+import { validationError } from '../../errors.ts';
+import { DateTimeOf, Nullable, PROJECT_ID } from '../../wire/schemas.ts';
 
 export const Project = Type.Object(
   {
@@ -13,6 +14,10 @@ export const Project = Type.Object(
         'The project token (`phc_…`) capture and the SDKs authenticate with. Public by design: it is put in web pages.',
     }),
     created_at: DateTimeOf('When it was created.'),
+    data_retention_days: Nullable(
+      Type.Integer(),
+      "How many days of events are kept: the deletion batch deletes the project's events older than that (by event timestamp). null keeps them forever.",
+    ),
   },
   { title: 'Project', description: 'A project (a team): its persons, events and cohorts are its own.' },
 );
@@ -30,3 +35,28 @@ export const CreateProjectBody = Type.Object({
 });
 
 export const ProjectIdParams = Type.Object({ id: PROJECT_ID });
+
+export const MAX_RETENTION_DAYS = 36_500;
+
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Its name, 1 to 200 characters.' })),
+  // Checked by retentionDaysOf: as a nullable schema, body coercion would read 0 or false as null.
+  data_retention_days: Type.Optional(
+    Type.Unknown({
+      description: `An integer: keep events this many days (1 to ${MAX_RETENTION_DAYS}); null keeps them forever.`,
+    }),
+  ),
+});
+export type UpdateProjectBodyWire = Static<typeof UpdateProjectBody>;
+
+/** `data_retention_days` of a PATCH: null, or a whole number of days from 1 to MAX_RETENTION_DAYS. */
+export function retentionDaysOf(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RETENTION_DAYS) {
+    throw validationError(
+      `Must be null or a whole number of days from 1 to ${MAX_RETENTION_DAYS}.`,
+      'data_retention_days',
+    );
+  }
+  return value;
+}

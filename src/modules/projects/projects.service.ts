@@ -6,8 +6,9 @@ import type { PageRequest } from '../../wire/page.ts';
 import { iso } from '../../wire/serializers.ts';
 import { authorizeOrganization, type Actor } from '../access/access.service.ts';
 import { findOrganization } from '../organizations/organizations.repository.ts';
-import { insertProject, listProjectsOfUser } from './projects.repository.ts';
-import type { ProjectWire } from './projects.schemas.ts';
+import { recordActivity, type ActivityChange } from '../activity/activity.repository.ts';
+import { insertProject, listProjectsOfUser, updateProjectRow } from './projects.repository.ts';
+import { retentionDaysOf, type ProjectWire, type UpdateProjectBodyWire } from './projects.schemas.ts';
 
 export function serializeProject(project: TeamRow): ProjectWire {
   return {
@@ -17,6 +18,7 @@ export function serializeProject(project: TeamRow): ProjectWire {
     name: project.name,
     api_token: project.api_token,
     created_at: iso(project.created_at),
+    data_retention_days: project.data_retention_days,
   };
 }
 
@@ -47,4 +49,54 @@ export async function createProject(
   return serializeProject(
     await insertProject(deps.db, { organizationId: access.organization.id, name }, deps.clock.now()),
   );
+}
+
+/** Changes a project's name or retention period; each change is recorded in the activity log. */
+export async function updateProject(
+  deps: Deps,
+  actor: Actor,
+  input: { project: TeamRow; body: UpdateProjectBodyWire },
+): Promise<ProjectWire> {
+  const { project, body } = input;
+  const changes: ActivityChange[] = [];
+  const set: { name?: string; data_retention_days?: number | null } = {};
+  if (body.name !== undefined) {
+    const name = body.name.trim();
+    if (!name) throw validationError('This field may not be blank.', 'name', 'blank');
+    if (name !== project.name) {
+      set.name = name;
+      changes.push({ type: 'Project', action: 'changed', field: 'name', before: project.name, after: name });
+    }
+  }
+  const days = body.data_retention_days === undefined ? undefined : retentionDaysOf(body.data_retention_days);
+  if (days !== undefined && days !== project.data_retention_days) {
+    set.data_retention_days = days;
+    changes.push({
+      type: 'Project',
+      action: 'changed',
+      field: 'data_retention_days',
+      before: project.data_retention_days,
+      after: days,
+    });
+  }
+  if (changes.length === 0) return serializeProject(project);
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    const row = await updateProjectRow(trx, project.id, set);
+    await recordActivity(
+      trx,
+      {
+        organizationId: project.organization_id,
+        teamId: project.id,
+        scope: 'Project',
+        itemId: String(project.id),
+        activity: 'updated',
+        userId: actor.user.id,
+        detail: { changes, name: row.name },
+      },
+      now,
+    );
+    return row;
+  });
+  return serializeProject(updated);
 }
