@@ -4,7 +4,7 @@ import { api } from '../api/client.ts';
 import type { Project } from '../api/types.ts';
 import { ErrorMessage, fieldError, Loading, Notice } from '../components/feedback.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
-import type { ProjectContext } from '../layout.tsx';
+import type { ProjectContext } from '../workspace.ts';
 
 function RetentionForm({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
   const [days, setDays] = useState(project.data_retention_days === null ? '' : String(project.data_retention_days));
