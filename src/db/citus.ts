@@ -32,6 +32,11 @@ export const PLACEMENTS: readonly Placement[] = [
   { table: 'cohort_people', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'deletion_tasks', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'person_count_deltas', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  // A project's definitions and saved insights (migration 0017): each request reads one project's.
+  { table: 'event_definitions', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'property_definitions', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'event_properties', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'insights', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   // Its key is (organization_id, id) and role entries belong to no project: by organization.
   { table: 'activity_log', kind: 'distributed', column: 'organization_id', colocateWith: 'none' },
   // The table without bound: by distinct id, so one project's events lie on every worker and its

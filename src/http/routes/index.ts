@@ -1,5 +1,6 @@
 // Every resource's routes, registered in one place. Add a module here to expose it.
 import type { RouteModule } from '../route-module.ts';
+import { definitionRoutes } from './definitions.routes.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
 import { healthRoutes } from './health.routes.ts';
 import { insightRoutes } from './insights.routes.ts';
@@ -33,6 +34,7 @@ export const routeModules: RouteModule[] = [
   personActionRoutes,
   personViewRoutes,
   cohortRoutes,
+  definitionRoutes,
   sdkConfigRoutes,
   staticSdkRoutes,
   consoleRoutes,
