@@ -206,20 +206,36 @@ describe('definitions kept by capture', () => {
     assert.equal(await seenAt('$pageview'), new Date(Date.parse(NOW) + 2 * HOUR).toISOString());
   });
 
+  it('writes what capture buffered within a second, with no request reading it', async () => {
+    await capture(tenant, [{ event: 'buffered only', distinct_id: 'ada', properties: { buffered_key: 'v' } }]);
+    const stored = () =>
+      ctx.deps.db
+        .selectFrom('event_definitions')
+        .select('name')
+        .where('team_id', '=', tenant.project.id)
+        .where('name', '=', 'buffered only')
+        .execute();
+    assert.deepEqual(await stored(), [], 'buffered, not yet written');
+    const until = Date.now() + 5000;
+    while ((await stored()).length === 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await stored()).length, 1);
+  });
+
   it('pages with limit and offset', async () => {
     const all = (await get(projectUrl('event_definitions/'))).json();
     // The person update of the API above was stored as a `$set` event.
-    assert.deepEqual(names(all).sort(), ['$pageview', '$set', 'brand new', 'signed_up']);
+    assert.deepEqual(names(all).sort(), ['$pageview', '$set', 'brand new', 'buffered only', 'signed_up']);
     assert.equal(names(all)[0], '$pageview', 'most recently seen first');
     const first = (await get(projectUrl('event_definitions/?limit=1'))).json();
-    assert.equal(first.count, 4);
+    assert.equal(first.count, 5);
     assert.deepEqual(names(first), [names(all)[0]]);
     assert.equal(first.previous, null);
     assert.match(first.next, /limit=1&offset=1$/);
-    const last = (await get(projectUrl('event_definitions/?limit=1&offset=3'))).json();
+    const last = (await get(projectUrl('event_definitions/?limit=1&offset=4'))).json();
     assert.equal(last.next, null);
-    assert.match(last.previous, /limit=1&offset=2$/);
-    assert.deepEqual(names(last), [names(all)[3]]);
+    assert.match(last.previous, /limit=1&offset=3$/);
+    assert.deepEqual(names(last), [names(all)[4]]);
     const props = (await get(projectUrl('property_definitions/?limit=2&offset=1'))).json();
     assert.equal(props.results.length, 2);
     assert.match(props.next, /limit=2&offset=3/);

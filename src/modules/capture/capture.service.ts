@@ -1,6 +1,6 @@
 // A capture request from raw body to stored events: decode, find the project by its token, check
 // every event, then store them all in one transaction with the activity entries of the merges they
-// caused. Any error rejects the whole request. The definitions the events show are recorded after.
+// caused. Any error rejects the whole request. The definitions they show go to the process's buffer.
 import type { Deps } from '../../deps.ts';
 import { decodeCaptureBody } from '../../ingestion/decode-body.ts';
 import { recordBatchDefinitions } from '../../ingestion/definitions.ts';
@@ -37,6 +37,5 @@ export async function captureEvents(deps: Deps, request: CaptureRequest): Promis
     await recordPersonMerges(trx, team, outcome.merges, null, deps.clock.now());
     return outcome.seen;
   });
-  // Once the batch is committed, outside its transaction (src/ingestion/definitions.ts).
   await recordBatchDefinitions(deps, deps.db, team.id, seen);
 }

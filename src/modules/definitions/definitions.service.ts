@@ -3,7 +3,8 @@
 import type { TeamRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { validationError } from '../../errors.ts';
-import { EVENT_PROPERTY, PERSON_PROPERTY } from '../../ingestion/definitions.ts';
+import { EVENT_PROPERTY, PERSON_PROPERTY } from '../../ingestion/definitions-seen.ts';
+import { flushDefinitions } from '../../ingestion/definitions.ts';
 import type { PageRequest } from '../../wire/page.ts';
 import {
   countEventsByName,
@@ -45,6 +46,7 @@ export async function listEventDefinitions(
   input: { project: TeamRow; search?: string; page: PageRequest },
 ): Promise<{ count: number; results: EventDefinitionWire[] }> {
   const teamId = input.project.id;
+  await flushDefinitions(deps);
   const { count, rows } = await listEventDefinitionRows(deps.db, teamId, input);
   const now = deps.clock.now();
   const volumes = await countEventsByName(
@@ -109,6 +111,7 @@ export async function listPropertyDefinitions(
     isNumerical: booleanOrNull(query.is_numerical, 'is_numerical'),
     hidden: type === 'event' ? HIDDEN_EVENT_PROPERTIES : [],
   };
+  await flushDefinitions(deps);
   const { count, rows } = await listPropertyDefinitionRows(deps.db, input.project.id, filter, input.page);
   const results = rows.map((row) => ({
     id: row.id,
@@ -127,6 +130,7 @@ export async function listPropertyValues(
 ): Promise<{ name: string }[]> {
   if (input.key === undefined || input.key === '') throw validationError('You must provide a key', 'key', 'required');
   const teamId = input.project.id;
+  await flushDefinitions(deps);
   const eventNames = await eventsCarrying(deps.db, teamId, input.key, input.eventNames ?? null);
   const now = deps.clock.now();
   const values = await mostFrequentValues(deps.db, teamId, {
