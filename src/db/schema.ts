@@ -196,7 +196,7 @@ export interface EventPropertiesTable {
 
 export interface InsightsTable {
   team_id: number;
-  id: GeneratedAlways<number>;
+  id: Generated<number>;
   short_id: string;
   name: Generated<string>;
   description: Generated<string>;

@@ -9,6 +9,9 @@
 // - event property keys and their types: the newest 1 000 events of each event name;
 // - person property keys: the newest 10 000 persons of each project.
 // A key seen only on older rows gets its definition when capture next sees it.
+// `insights.id` is a bigserial, not an identity: on a Citus deployment distributed before this
+// migration, each new table (its foreign key to the reference table `teams`) first becomes a
+// "citus local" table, and Citus distributes no such table with an identity column.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 const EVENTS_PER_NAME = 1000;
@@ -44,7 +47,7 @@ const statements = [
   sql`create index event_properties_property on event_properties (team_id, property)`,
   sql`create table insights (
     team_id integer not null references teams (id) on delete cascade,
-    id integer generated always as identity,
+    id bigserial,
     short_id text not null,
     name text not null default '',
     description text not null default '',
