@@ -3,8 +3,9 @@
 // isolation between projects, paging, search escaping.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
-import { makeKey, makeTenant, bearer, type Tenant } from '../helpers/factories.ts';
+import type { TestContext } from '../helpers/app.ts';
+import { setupTwoTenants } from '../helpers/two-tenants.ts';
+import { makeKey, bearer, type Tenant } from '../helpers/factories.ts';
 import { post } from './capture-helpers.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
@@ -14,9 +15,7 @@ let tenant: Tenant;
 let other: Tenant;
 
 before(async () => {
-  ctx = await setupTestApp({ clock: new TestClock(new Date(NOW)), config: { rateLimit: false } });
-  tenant = await makeTenant(ctx.deps.db);
-  other = await makeTenant(ctx.deps.db);
+  ({ ctx, tenant, other } = await setupTwoTenants(NOW));
 });
 after(() => ctx.close());
 

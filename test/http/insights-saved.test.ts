@@ -2,8 +2,9 @@
 // paging, search, validation of `filters`, and every change in the activity log.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
-import { bearer, makeKey, makeProject, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
+import type { TestContext } from '../helpers/app.ts';
+import { setupTwoTenants } from '../helpers/two-tenants.ts';
+import { bearer, makeKey, makeProject, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 const TRENDS = { insight: 'TRENDS', events: [{ id: '$pageview' }], date_from: '-7d', interval: 'day' };
@@ -12,9 +13,7 @@ let tenant: Tenant;
 let other: Tenant;
 
 before(async () => {
-  ctx = await setupTestApp({ clock: new TestClock(new Date(NOW)), config: { rateLimit: false } });
-  tenant = await makeTenant(ctx.deps.db);
-  other = await makeTenant(ctx.deps.db);
+  ({ ctx, tenant, other } = await setupTwoTenants(NOW));
 });
 after(() => ctx.close());
 
