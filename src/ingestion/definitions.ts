@@ -127,7 +127,8 @@ export class DefinitionsBuffer {
     }
     for (const [teamId, entries] of byTeam) {
       try {
-        await writeEntries(this.deps.db, teamId, entries);
+        // One transaction: one commit (one wait for the disk) for the three statements.
+        await this.deps.db.transaction().execute((trx) => writeEntries(trx, teamId, entries));
         this.remember(entries);
       } catch (error) {
         // Derived data: capture adds these again when it next sees them (a project deleted meanwhile is one cause).
