@@ -279,3 +279,25 @@ describe('definitions kept by capture', () => {
     assert.equal(mine.count, 0);
   });
 });
+
+describe('a closing server', () => {
+  it('writes what capture buffered before its database closes', async () => {
+    const own = await setupTwoTenants(NOW);
+    try {
+      const response = await post(own.ctx.app, '/batch/', {
+        api_key: own.tenant.project.api_token,
+        batch: [{ event: 'last words', distinct_id: 'ada' }],
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      await own.ctx.app.close();
+      const rows = await own.ctx.deps.db
+        .selectFrom('event_definitions')
+        .select('name')
+        .where('team_id', '=', own.tenant.project.id)
+        .execute();
+      assert.deepEqual(rows, [{ name: 'last words' }]);
+    } finally {
+      await own.ctx.database.close();
+    }
+  });
+});

@@ -13,6 +13,7 @@ import {
   listEventDefinitions,
   listPropertyDefinitions,
   listPropertyValues,
+  writeBufferedDefinitions,
   VALUES_CAP,
   VALUES_SAMPLE,
 } from '../../modules/definitions/definitions.service.ts';
@@ -26,6 +27,8 @@ const tag = 'definitions';
 
 export const definitionRoutes: RouteModule = (app, deps) => {
   const base = '/api/projects/:project_id';
+  // A closing server writes what capture buffered (the database closes after the app).
+  app.addHook('onClose', async () => writeBufferedDefinitions(deps));
 
   app.get(
     `${base}/event_definitions/`,

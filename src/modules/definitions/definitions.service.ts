@@ -17,6 +17,9 @@ import type { EventDefinitionWire, PropertyDefinitionWire } from './definitions.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Writes what capture buffered in this process: before every read here, and when the server closes. */
+export const writeBufferedDefinitions = (deps: Deps) => flushDefinitions(deps);
+
 // The platform never lists these as event properties (they carry person updates and group keys).
 const HIDDEN_EVENT_PROPERTIES = [
   'distinct_id',
