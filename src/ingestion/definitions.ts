@@ -4,9 +4,9 @@
 // any definitions request of the process reads them, for all batches at once: per project at most
 // one upsert statement per table, its rows sorted (two writers lock shared rows in the same order),
 // outside every capture transaction. `last_seen_at` is kept in whole hours, so a name's row changes
-// at most once an hour. A crash loses at most a second of the buffer: capture adds those names
-// again the next time it sees them. Inside a caller's transaction (the persons API's updates) the
-// definitions are written with it instead.
+// at most once an hour. A closing server writes the buffer (definitions.routes.ts); a crash loses
+// at most a second of it: capture adds those names again the next time it sees them. Inside a
+// caller's transaction (the persons API's updates) the definitions are written with it instead.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
