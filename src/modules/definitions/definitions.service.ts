@@ -49,7 +49,7 @@ export async function listEventDefinitions(
   input: { project: TeamRow; search?: string; page: PageRequest },
 ): Promise<{ count: number; results: EventDefinitionWire[] }> {
   const teamId = input.project.id;
-  await flushDefinitions(deps);
+  await writeBufferedDefinitions(deps);
   const { count, rows } = await listEventDefinitionRows(deps.db, teamId, input);
   const now = deps.clock.now();
   const volumes = await countEventsByName(
@@ -114,7 +114,7 @@ export async function listPropertyDefinitions(
     isNumerical: booleanOrNull(query.is_numerical, 'is_numerical'),
     hidden: type === 'event' ? HIDDEN_EVENT_PROPERTIES : [],
   };
-  await flushDefinitions(deps);
+  await writeBufferedDefinitions(deps);
   const { count, rows } = await listPropertyDefinitionRows(deps.db, input.project.id, filter, input.page);
   const results = rows.map((row) => ({
     id: row.id,
@@ -133,7 +133,7 @@ export async function listPropertyValues(
 ): Promise<{ name: string }[]> {
   if (input.key === undefined || input.key === '') throw validationError('You must provide a key', 'key', 'required');
   const teamId = input.project.id;
-  await flushDefinitions(deps);
+  await writeBufferedDefinitions(deps);
   const eventNames = await eventsCarrying(deps.db, teamId, input.key, input.eventNames ?? null);
   const now = deps.clock.now();
   const values = await mostFrequentValues(deps.db, teamId, {
