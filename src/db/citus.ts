@@ -32,6 +32,11 @@ export const PLACEMENTS: readonly Placement[] = [
   { table: 'cohort_people', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'deletion_tasks', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'person_count_deltas', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  // A project's definitions and saved insights (migration 0017): each request reads one project's.
+  { table: 'event_definitions', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'property_definitions', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'event_properties', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
+  { table: 'insights', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   // Its key is (organization_id, id) and role entries belong to no project: by organization.
   { table: 'activity_log', kind: 'distributed', column: 'organization_id', colocateWith: 'none' },
   // The table without bound: by distinct id, so one project's events lie on every worker and its
@@ -63,9 +68,12 @@ export async function distributeSchema(db: Db): Promise<string[]> {
     // `person_count_deltas` on their own worker, which Citus allows from a trigger; it asks to be
     // told that such triggers are intended.
     await sql`set local citus.enable_unsafe_triggers = on`.execute(trx);
+    // A table a later migration adds with a foreign key to a reference table (`teams`) is already
+    // in the metadata, as a "citus local" table (kept on the coordinator): not placed yet.
     const { rows } = await sql<{
       table: string;
-    }>`select logicalrelid::regclass::text as table from pg_dist_partition`.execute(trx);
+    }>`select logicalrelid::regclass::text as table from pg_dist_partition
+      where partmethod = 'h' or repmodel = 't'`.execute(trx);
     const placed = new Set(rows.map((row) => row.table));
     const done: string[] = [];
     for (const placement of PLACEMENTS) {

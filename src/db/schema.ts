@@ -183,6 +183,42 @@ export interface ActivityLogTable {
   created_at: Timestamp;
 }
 
+export interface EventDefinitionsTable {
+  team_id: number;
+  id: Generated<string>;
+  name: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+/** `kind` 1: an event property; 2: a person property (migration 0017). */
+export interface PropertyDefinitionsTable {
+  team_id: number;
+  id: Generated<string>;
+  kind: number;
+  name: string;
+  property_type: string | null;
+}
+
+export interface EventPropertiesTable {
+  team_id: number;
+  event: string;
+  property: string;
+}
+
+export interface InsightsTable {
+  team_id: number;
+  id: Generated<number>;
+  short_id: string;
+  name: Generated<string>;
+  description: Generated<string>;
+  filters: Json<JsonObject>;
+  created_by_id: number | null;
+  created_at: Timestamp;
+  last_modified_by_id: number | null;
+  last_modified_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -200,6 +236,10 @@ export interface Database {
   cohort_people: CohortPeopleTable;
   deletion_tasks: DeletionTasksTable;
   activity_log: ActivityLogTable;
+  event_definitions: EventDefinitionsTable;
+  property_definitions: PropertyDefinitionsTable;
+  event_properties: EventPropertiesTable;
+  insights: InsightsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -215,4 +255,5 @@ export type NewEvent = Insertable<EventsTable>;
 export type CohortRow = Selectable<CohortsTable>;
 export type DeletionTaskRow = Selectable<DeletionTasksTable>;
 export type ActivityRow = Selectable<ActivityLogTable>;
+export type InsightRow = Selectable<InsightsTable>;
 export type PersonUpdate = Updateable<PersonsTable>;

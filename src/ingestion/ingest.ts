@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { TeamRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
+import { seenInBatch, type SeenDefinitions } from './definitions-seen.ts';
+import { recordBatchDefinitions } from './definitions.ts';
 import { loadBatch, storedKey } from './load-batch.step.ts';
 import { normalizeEvent, type NormalizableEvent, type PreparedEvent } from './normalize-event.step.ts';
 import { openPersonBatch } from './person-batch.ts';
@@ -31,6 +33,8 @@ export interface PersonMerge {
 
 export interface IngestOutcome {
   merges: PersonMerge[];
+  /** The definitions the stored events show, to record once the batch is written (definitions.ts). */
+  seen: SeenDefinitions | null;
 }
 
 // Races that a fresh attempt resolves: unique violation, serialization failure, deadlock.
@@ -96,7 +100,7 @@ export async function processEvents(
     seen.add(key);
     return true;
   });
-  if (fresh.length === 0) return { merges: [] };
+  if (fresh.length === 0) return { merges: [], seen: null };
   const batch = openPersonBatch(teamId, loaded.persons, loaded.distinctIds);
   const resolved: ResolvedEvent[] = fresh.map((event) => resolvePerson(batch, event));
   const merges = await writeBatch(trx, batch, resolved);
@@ -104,6 +108,7 @@ export async function processEvents(
     for (const warning of warnings) log.debug({ warning, event: event.event, uuid: event.uuid }, 'ingestion warning');
   }
   return {
+    seen: seenInBatch(fresh),
     merges: merges.map((merge) => ({
       person: { id: merge.survivor.id as number, uuid: merge.survivor.uuid },
       distinctIds: merge.distinctIds,
@@ -141,8 +146,10 @@ export async function ingestEvents(deps: Deps, db: Db, team: TeamRow, events: Ca
   // Callers pass values from their own request bodies: clean them as capture cleans its bodies.
   const clean = events.map((event) => sanitizeJsonValue(event) as CaptureEvent);
   const prepared = prepareEvents(clean, { now: deps.clock.now(), sentAt: null, attrPrefix: (index) => String(index) });
-  if (prepared.length === 0) return { merges: [] };
-  return inRetriedTransaction(deps.log, db, (trx, firstTry) =>
+  if (prepared.length === 0) return { merges: [], seen: null };
+  const outcome = await inRetriedTransaction(deps.log, db, (trx, firstTry) =>
     processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry }),
   );
+  await recordBatchDefinitions(deps, db, team.id, outcome.seen);
+  return outcome;
 }

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { distributeSchema, hasCitus, PLACEMENTS } from '../../src/db/citus.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
+import * as definitionsMigration from '../../src/db/migrations/0017_definitions.ts';
 import { citusWorkers } from '../helpers/citus.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
@@ -71,6 +72,44 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
         1,
         'one co-location group',
       );
+      assert.deepEqual(await migrateDatabase(database.db), { applied: [], distributed: [] });
+    });
+
+    it('places the tables a later migration adds (Citus keeps them on the coordinator until then), with their rows', async () => {
+      const tenant = await makeTenant(database.db);
+      await database.db
+        .insertInto('events')
+        .values({
+          team_id: tenant.project.id,
+          uuid: crypto.randomUUID(),
+          event: 'stored before',
+          distinct_id: 'before',
+          properties: JSON.stringify({ plan: 'pro' }),
+          person_properties: '{}',
+          timestamp: new Date(),
+        })
+        .execute();
+      // Migration 0017 as a deployment that was distributed before it runs it.
+      await database.db.transaction().execute((trx) => definitionsMigration.down(trx));
+      await database.db.transaction().execute((trx) => definitionsMigration.up(trx));
+      const added = ['event_definitions', 'property_definitions', 'event_properties', 'insights'];
+      assert.deepEqual((await distributeSchema(database.db)).sort(), [...added].sort());
+      const { rows } = await sql<{ table: string; method: string; colocation: number }>`
+        select logicalrelid::regclass::text as table, partmethod as method, colocationid as colocation
+        from pg_dist_partition where logicalrelid::regclass::text in ('persons', ${sql.join(added)})`.execute(
+        database.db,
+      );
+      assert.equal(rows.length, 5);
+      assert.ok(
+        rows.every((row) => row.method === 'h' && row.colocation === rows[0].colocation),
+        JSON.stringify(rows),
+      );
+      const names = await database.db
+        .selectFrom('event_definitions')
+        .select('name')
+        .where('team_id', '=', tenant.project.id)
+        .execute();
+      assert.deepEqual(names, [{ name: 'stored before' }], 'the backfilled rows moved to the shards');
       assert.deepEqual(await migrateDatabase(database.db), { applied: [], distributed: [] });
     });
 

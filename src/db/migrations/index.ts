@@ -9,6 +9,7 @@ import * as scaleOut from './0009_scale_out.ts';
 import * as accessChanges from './0010_access_changes.ts';
 import * as eventsPage from './0011_events_page.ts';
 import * as privacy from './0013_privacy.ts';
+import * as definitions from './0017_definitions.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0010_access_changes': accessChanges,
   '0011_events_page': eventsPage,
   '0013_privacy': privacy,
+  '0017_definitions': definitions,
 };

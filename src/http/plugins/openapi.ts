@@ -68,7 +68,16 @@ const TAGS = [
     description:
       "The persons behind one point of an insight: trends, stickiness, lifecycle, retention, funnel, funnel correlation and paths, computed from the stored events in the project's timezone.",
   },
-  { name: 'insights', description: 'The insight aggregates: the numbers whose persons the analytics views list.' },
+  {
+    name: 'insights',
+    description:
+      'The insight aggregates (the numbers whose persons the analytics views list) and saved insights (a name and the filters that draw one).',
+  },
+  {
+    name: 'definitions',
+    description:
+      "What a project's data holds, kept current by capture: event names, event and person property keys with their types, and an event property's values.",
+  },
   {
     name: 'query',
     description:

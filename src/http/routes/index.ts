@@ -1,5 +1,6 @@
 // Every resource's routes, registered in one place. Add a module here to expose it.
 import type { RouteModule } from '../route-module.ts';
+import { definitionRoutes } from './definitions.routes.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
 import { healthRoutes } from './health.routes.ts';
 import { insightRoutes } from './insights.routes.ts';
@@ -17,6 +18,7 @@ import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
 import { queryRoutes } from './query.routes.ts';
 import { privacyRoutes } from './privacy.routes.ts';
+import { savedInsightRoutes } from './saved-insights.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { setupRoutes } from './setup.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
@@ -35,10 +37,12 @@ export const routeModules: RouteModule[] = [
   personAnalyticsRoutes,
   insightRoutes,
   queryRoutes,
+  savedInsightRoutes,
   personRoutes,
   personActionRoutes,
   personViewRoutes,
   cohortRoutes,
+  definitionRoutes,
   sdkConfigRoutes,
   staticSdkRoutes,
   consoleRoutes,

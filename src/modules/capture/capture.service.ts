@@ -1,8 +1,9 @@
 // A capture request from raw body to stored events: decode, find the project by its token, check
 // every event, then store them all in one transaction with the activity entries of the merges they
-// caused. Any error rejects the whole request.
+// caused. Any error rejects the whole request. The definitions they show go to the process's buffer.
 import type { Deps } from '../../deps.ts';
 import { decodeCaptureBody } from '../../ingestion/decode-body.ts';
+import { recordBatchDefinitions } from '../../ingestion/definitions.ts';
 import { inRetriedTransaction, prepareEvents, processEvents } from '../../ingestion/ingest.ts';
 import { eventOfItem, parseCapturePayload } from '../../ingestion/parse-capture.ts';
 import { recordPersonMerges } from '../persons/person-activity.repository.ts';
@@ -31,8 +32,10 @@ export async function captureEvents(deps: Deps, request: CaptureRequest): Promis
     ip: request.ip,
   });
   if (prepared.length === 0) return;
-  await inRetriedTransaction(deps.log, deps.db, async (trx, firstTry) => {
-    const { merges } = await processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry });
-    await recordPersonMerges(trx, team, merges, null, deps.clock.now());
+  const seen = await inRetriedTransaction(deps.log, deps.db, async (trx, firstTry) => {
+    const outcome = await processEvents(deps.log, trx, team.id, prepared, { optimistic: firstTry });
+    await recordPersonMerges(trx, team, outcome.merges, null, deps.clock.now());
+    return outcome.seen;
   });
+  await recordBatchDefinitions(deps, deps.db, team.id, seen);
 }
