@@ -1,6 +1,7 @@
 // Every resource's routes, registered in one place. Add a module here to expose it.
 import type { RouteModule } from '../route-module.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
+import { eventRoutes } from './events.routes.ts';
 import { healthRoutes } from './health.routes.ts';
 import { insightRoutes } from './insights.routes.ts';
 import { memberRoutes } from './members.routes.ts';
@@ -32,6 +33,7 @@ export const routeModules: RouteModule[] = [
   personRoutes,
   personActionRoutes,
   personViewRoutes,
+  eventRoutes,
   cohortRoutes,
   sdkConfigRoutes,
   staticSdkRoutes,
