@@ -66,19 +66,23 @@ async function selectEvents(
 async function loadEventPersons(db: Db, teamId: number, personIds: number[]): Promise<Map<number, EventPersonWire>> {
   const persons = new Map<number, EventPersonWire>();
   if (personIds.length === 0) return persons;
-  const rows = await sql<{ id: number; is_identified: boolean; properties: JsonObject; distinct_id: string | null }>`
-    select p.id, p.is_identified, p.properties,
-      (select d.distinct_id from person_distinct_ids d where d.team_id = p.team_id and d.person_id = p.id
-        order by d.id limit 1) as distinct_id
-    from persons p where p.team_id = ${teamId} and p.id in (${sql.join(personIds.map((id) => sql`${id}::bigint`))})`.execute(
+  const ids = sql.join(personIds.map((id) => sql`${id}::bigint`));
+  const rows = await sql<{ id: number; is_identified: boolean; properties: JsonObject }>`
+    select p.id, p.is_identified, p.properties from persons p where p.team_id = ${teamId} and p.id in (${ids})`.execute(
     db,
   );
+  // Each person's first distinct id: a query of its own, so each statement stays on the project's shard (Citus).
+  const firstIds = await sql<{ person_id: number; distinct_id: string }>`
+    select distinct on (d.person_id) d.person_id, d.distinct_id from person_distinct_ids d
+    where d.team_id = ${teamId} and d.person_id in (${ids}) order by d.person_id, d.id`.execute(db);
+  const firstId = new Map(firstIds.rows.map((row) => [Number(row.person_id), row.distinct_id]));
   for (const row of rows.rows) {
     const properties: JsonObject = {};
     for (const key of SHOWN_PERSON_PROPERTIES) if (key in row.properties) properties[key] = row.properties[key];
+    const distinctId = firstId.get(Number(row.id));
     persons.set(Number(row.id), {
       is_identified: row.is_identified,
-      distinct_ids: row.distinct_id === null ? [] : [row.distinct_id],
+      distinct_ids: distinctId === undefined ? [] : [distinctId],
       properties,
     });
   }
