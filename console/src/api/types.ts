@@ -120,3 +120,19 @@ export interface PersonalApiKey {
   last_used_at: string | null;
   scopes: string[];
 }
+
+/** An event of the events list (`GET /events/`). */
+export interface EventItem {
+  id: string;
+  distinct_id: string;
+  event: string;
+  timestamp: string;
+  properties: Record<string, unknown>;
+  person: { is_identified: boolean; distinct_ids: string[]; properties: Record<string, unknown> } | null;
+}
+
+/** A page of the events list: newest first, `next` continues by keyset. */
+export interface EventPage {
+  next: string | null;
+  results: EventItem[];
+}
