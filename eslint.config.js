@@ -12,6 +12,7 @@ const LAYERS = [
   },
   { name: 'http/', files: ['src/http/**'], pattern: 'http/' },
   { name: 'jobs/', files: ['src/jobs/**'], pattern: 'jobs/' },
+  { name: 'query/', files: ['src/query/**'], pattern: 'query/' },
   { name: 'analytics/', files: ['src/analytics/**'], pattern: 'analytics/' },
   { name: 'modules/', files: ['src/modules/**'], pattern: 'modules/' },
   { name: 'ingestion/', files: ['src/ingestion/**'], pattern: 'ingestion/' },
@@ -27,6 +28,8 @@ const LAYERS = [
       },
     ],
   },
+  // The HogQL front end: text → tree → SQL, pure (no database, no other layer but the base).
+  { name: 'hogql/', files: ['src/hogql/**'], pattern: 'hogql/' },
   { name: 'wire/', files: ['src/wire/**'], pattern: 'wire/' },
   { name: 'deps.ts', files: ['src/deps.ts'], pattern: 'deps\\.ts$' },
   { name: 'db/', files: ['src/db/**'], pattern: 'db/' },

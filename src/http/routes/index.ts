@@ -16,6 +16,7 @@ import { consoleRoutes } from './console.routes.ts';
 import { personRoutes } from './persons.routes.ts';
 import { personActionRoutes } from './persons-actions.routes.ts';
 import { personViewRoutes } from './persons-views.routes.ts';
+import { queryRoutes } from './query.routes.ts';
 import { sdkConfigRoutes } from './sdk-config.routes.ts';
 import { staticSdkRoutes } from './static-sdk.routes.ts';
 
@@ -30,6 +31,7 @@ export const routeModules: RouteModule[] = [
   captureRoutes,
   personAnalyticsRoutes,
   insightRoutes,
+  queryRoutes,
   personRoutes,
   personActionRoutes,
   personViewRoutes,

@@ -1,0 +1,50 @@
+// The types a HogQL expression has in herd, what PostgreSQL sees and what the answer reports.
+import type { RawBuilder } from 'kysely';
+
+export type HogType = 'string' | 'int' | 'float' | 'bool' | 'datetime' | 'date' | 'uuid' | 'json' | 'null' | 'interval';
+
+/** A compiled expression: its SQL (values bound), its type, and whether it aggregates rows. */
+export interface Compiled {
+  sql: RawBuilder<unknown>;
+  type: HogType;
+  aggregate: boolean;
+  /** A property read: text that may be missing. */
+  nullable?: boolean;
+  /** count() and friends: never negative. */
+  unsigned?: boolean;
+  /** The constant a literal or placeholder holds (for typing a date-time string, a limit, a unit). */
+  constant?: { value: unknown };
+}
+
+export const isNumeric = (type: HogType) => type === 'int' || type === 'float';
+
+/** The name the answer's `types` give a column, in ClickHouse's spelling as the platform reports it. */
+export function typeName(compiled: Pick<Compiled, 'type' | 'nullable' | 'unsigned'>): string {
+  switch (compiled.type) {
+    case 'string':
+      return compiled.nullable ? 'Nullable(String)' : 'String';
+    case 'int':
+      return compiled.unsigned ? 'UInt64' : 'Int64';
+    case 'float':
+      return 'Float64';
+    case 'bool':
+      return 'Bool';
+    case 'datetime':
+      return "DateTime64(6, 'UTC')";
+    case 'date':
+      return 'Date';
+    case 'uuid':
+      return 'UUID';
+    case 'json':
+      return 'JSON';
+    case 'null':
+      return 'Nullable(Nothing)';
+    case 'interval':
+      return 'Interval';
+  }
+}
+
+/** How a type is named in an error message. */
+export function typeLabel(type: HogType): string {
+  return typeName({ type });
+}

@@ -1,0 +1,35 @@
+// The wire shapes of POST /query/.
+import { Type } from 'typebox';
+
+export const QueryBody = Type.Object(
+  {
+    query: Type.Object(
+      {
+        kind: Type.String({ description: '`HogQLQuery` or `EventsQuery`.' }),
+      },
+      { additionalProperties: true, description: 'The query node; its `kind` says which.' },
+    ),
+    refresh: Type.Optional(Type.Unknown({ description: 'Accepted and ignored: every answer is computed at once.' })),
+    client_query_id: Type.Optional(Type.String({ description: 'Accepted and ignored.' })),
+    name: Type.Optional(Type.String({ description: 'Accepted and ignored.' })),
+  },
+  { additionalProperties: true },
+);
+
+export const QueryResponse = Type.Object(
+  {
+    results: Type.Array(Type.Array(Type.Unknown()), { description: 'The rows, each an array in column order.' }),
+    columns: Type.Array(Type.String(), {
+      description: 'Each column by its alias, a plain field by its name, anything else as printed HogQL.',
+    }),
+    types: Type.Array(Type.Unknown(), {
+      description:
+        "One per column: HogQLQuery gives `[name, type]` pairs, EventsQuery the type names (ClickHouse spelling: `String`, `UInt64`, `DateTime64(6, 'UTC')`…).",
+    }),
+    hasMore: Type.Boolean({ description: 'More rows follow this page.' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    hogql: Type.String({ description: 'The query as herd understood it (HogQL, with the row limit it ran with).' }),
+  },
+  { $id: 'QueryResponse' },
+);
