@@ -136,3 +136,14 @@ export interface EventPage {
   next: string | null;
   results: EventItem[];
 }
+
+/** The answer of `POST /query/` to a HogQLQuery. */
+export interface QueryResult {
+  results: unknown[][];
+  columns: string[];
+  types: unknown[];
+  hasMore: boolean;
+  limit: number;
+  offset: number;
+  hogql: string;
+}
