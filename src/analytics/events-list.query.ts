@@ -143,10 +143,34 @@ export async function eventChunks(
   };
 }
 
-/** One event by uuid, or undefined. */
+const DAY_MS = 86_400_000;
+
+/** The creation time a UUIDv7 carries (its first 48 bits, in ms), or null for another version. */
+export function uuidV7Time(uuid: string): Date | null {
+  if (uuid[14] !== '7') return null;
+  const time = new Date(parseInt(uuid.slice(0, 8) + uuid.slice(9, 13), 16));
+  const year = time.getUTCFullYear();
+  return year >= 1970 && year <= 9000 ? time : null;
+}
+
+/**
+ * One event by uuid, or undefined. No index finds a uuid alone (events are keyed by distinct id);
+ * a UUIDv7 (posthog-js's) tells when the event was made, so a day either side of it is read first
+ * through `events_list`, and only a uuid not found there costs a read of all the project's events.
+ */
 export async function findEvent(context: ViewContext, uuid: string): Promise<EventWire | undefined> {
-  const result = await sql<EventRow>`select ${EVENT_COLUMNS} from events e
-    where e.team_id = ${context.teamId} and e.uuid = ${uuid}::uuid limit 1`.execute(context.db);
-  const [event] = await serializeEvents(context, result.rows);
+  const find = async (near: Date | null) => {
+    const window =
+      near === null
+        ? sql``
+        : sql`and e.timestamp >= ${new Date(near.getTime() - DAY_MS)} and e.timestamp <= ${new Date(near.getTime() + DAY_MS)}`;
+    const result = await sql<EventRow>`select ${EVENT_COLUMNS} from events e
+      where e.team_id = ${context.teamId} and e.uuid = ${uuid}::uuid ${window} limit 1`.execute(context.db);
+    return result.rows;
+  };
+  const made = uuidV7Time(uuid);
+  let rows = made ? await find(made) : [];
+  if (rows.length === 0) rows = await find(null);
+  const [event] = await serializeEvents(context, rows);
   return event;
 }

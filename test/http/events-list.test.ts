@@ -101,6 +101,43 @@ describe('the events list', () => {
     assert.equal(bad.body.attr, 'uuid');
   });
 
+  it('retrieves an event by its UUIDv7 near the time it carries, and far from it', async () => {
+    const v7 = (at: string) => {
+      const hex = new Date(at).getTime().toString(16).padStart(12, '0');
+      return `${hex.slice(0, 8)}-${hex.slice(8)}-7abc-8def-${crypto.randomBytes(6).toString('hex')}`;
+    };
+    const db = a.ctx.deps.db;
+    const near = v7('2024-01-09T10:00:00Z');
+    const far = v7('2024-01-09T10:00:00Z');
+    for (const [uuid, timestamp] of [
+      [near, '2024-01-09T09:59:00Z'],
+      [far, '2021-06-01T00:00:00Z'],
+    ])
+      await db
+        .insertInto('events')
+        .values({
+          team_id: a.teamId,
+          uuid,
+          event: 'made',
+          distinct_id: 'v7',
+          properties: '{}',
+          person_properties: '{}',
+          timestamp: new Date(timestamp),
+        })
+        .execute();
+    for (const [uuid, timestamp] of [
+      [near, '2024-01-09T09:59:00.000Z'],
+      [far, '2021-06-01T00:00:00.000Z'],
+    ]) {
+      const one = await sendJson(a.ctx.app, 'GET', `${base}/${uuid.toUpperCase()}/`, a.tenant.headers);
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.body.id, uuid);
+      assert.equal(one.body.timestamp, timestamp);
+      assert.equal(one.body.person, null);
+    }
+    await db.deleteFrom('events').where('team_id', '=', a.teamId).where('distinct_id', '=', 'v7').execute();
+  });
+
   it('filters by event, distinct id, person, properties and time', async () => {
     assert.deepEqual(names(await list({ event: '$pageview' })), ['$pageview', '$pageview', '$pageview']);
     assert.deepEqual(names(await list({ distinct_id: 'ada-phone' })), ['$pageview']);

@@ -80,7 +80,8 @@ export const eventRoutes: RouteModule = (app, deps) => {
         ...describe({
           tag,
           summary: 'Retrieve an event',
-          description: 'One event of the project, by its uuid, with its person.',
+          description:
+            "One event of the project, by its uuid, with its person. A UUIDv7 (what posthog-js sends) is found from the time it carries; another uuid reads through all the project's events.",
           returns: 'The event',
           csv: EVENTS_CSV_EXAMPLE,
           errors: { 400: 'an `uuid` that is not a uuid', 404: 'no such event in the project' },
@@ -89,7 +90,8 @@ export const eventRoutes: RouteModule = (app, deps) => {
         querystring: FormatQuery,
         response: { 200: EventItem, ...errorResponses },
       },
-      config: read,
+      // A uuid that is not a UUIDv7 near its event's time (or none at all) reads every event of the project.
+      config: { ...read, heavy: 'scan' },
     },
     async (request, reply) => {
       const csv = wantsCsv(request);
