@@ -42,8 +42,8 @@ before(async () => {
       properties: { $set: { email: 'ada@example.com' } },
     },
   ];
-  // 30 pageviews, one a minute, the newest last: more than one page of 25.
-  for (let n = 1; n <= 30; n++) {
+  // 15 pageviews, one a minute, the newest last: more than one page of 10.
+  for (let n = 1; n <= 15; n++) {
     batch.push({
       event: '$pageview',
       distinct_id: 'ada',
@@ -77,11 +77,11 @@ describe('console: a person’s events', () => {
     // The hostile event is the newest; its name and property are the characters they are.
     assert.ok(shown.includes(HOSTILE_EVENT), 'the event name is shown as text');
     assert.ok(shown.includes(HOSTILE_VALUE), 'a key property is shown as text');
-    assert.ok(shown.indexOf(HOSTILE_EVENT) < shown.indexOf('https://example.com/page-30'), 'newest first');
-    assert.ok(shown.indexOf('page-30') < shown.indexOf('page-29'));
-    assert.match(shown, /2024-01-02 10:30:00 UTC/);
+    assert.ok(shown.indexOf(HOSTILE_EVENT) < shown.indexOf('https://example.com/page-15'), 'newest first');
+    assert.ok(shown.indexOf('page-15') < shown.indexOf('page-14'));
+    assert.match(shown, /2024-01-02 10:15:00 UTC/);
     assert.match(shown, /\$browser\s+Firefox/);
-    assert.ok(!shown.includes('page-6\n') && !shown.includes('page-5'), 'older events are on the next page');
+    assert.ok(shown.includes('page-7') && !/page-6\b/.test(shown), 'older events are on the next page');
     assert.equal((await page.$$('main img, main script')).length, 0);
     assert.ok(!watched.requests.some((url) => /pwned/.test(url)), 'nothing captured ran');
     await screenshot(page, 'person-events');
@@ -89,10 +89,10 @@ describe('console: a person’s events', () => {
 
   it('shows every property of an event on demand', async () => {
     // Three key properties show at once ($current_url, $browser, $os); the others when asked for.
-    assert.doesNotMatch(await eventsText(), /step\s+30/);
+    assert.doesNotMatch(await eventsText(), /step\s+15/);
     await page.locator(text('Properties of $pageview')).click();
     await page.waitForFunction(
-      `/step\\s+30/.test(document.querySelector('section[aria-labelledby="events-heading"]').innerText)`,
+      `/step\\s+15/.test(document.querySelector('section[aria-labelledby="events-heading"]').innerText)`,
     );
     assert.match(await eventsText(), /\$os\s+Linux/);
   });
@@ -101,18 +101,18 @@ describe('console: a person’s events', () => {
     await click(page, 'Older events');
     await waitForText(page, 'Page 2');
     await waitForLoaded(page);
-    await page.waitForSelector(text('https://example.com/page-5'));
+    await page.waitForSelector(text('https://example.com/page-6'));
     const older = await eventsText();
-    assert.ok(older.includes('page-1\n') || older.includes('page-1\t') || /page-1\b/.test(older));
+    assert.match(older, /page-1\b/);
     assert.ok(older.includes('$identify'), 'the oldest event is on the last page');
-    assert.ok(!older.includes('page-30'));
+    assert.ok(!older.includes('page-15') && !older.includes('page-7'));
     assert.equal(
       await page.$eval(aria('Older events', 'button'), (b) => (b as unknown as { disabled: boolean }).disabled),
       true,
     );
     await click(page, 'Newer events');
     await waitForText(page, 'Page 1');
-    await page.waitForSelector(text('https://example.com/page-30'));
+    await page.waitForSelector(text('https://example.com/page-15'));
     assert.deepEqual(watched.problems, []);
   });
 });

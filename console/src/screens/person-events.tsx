@@ -7,7 +7,7 @@ import { ErrorMessage, Loading } from '../components/feedback.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { Time, valueText } from '../components/values.tsx';
 
-const EVENTS_PAGE = 25;
+const EVENTS_PAGE = 10;
 /** The properties shown beside an event when it has them, in this order; else its first own ones. */
 const KEY_PROPERTIES = ['$current_url', '$screen_name', '$pathname', '$browser', '$os', '$device_type', '$referrer'];
 const SHOWN = 3;
