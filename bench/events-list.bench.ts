@@ -23,6 +23,7 @@ import {
   openCitusBenchDatabase,
   printTable,
   ratio,
+  timeByTurns,
   type Row,
 } from './lib.ts';
 
@@ -53,21 +54,10 @@ async function open(): Promise<{ handle: DatabaseHandle; label: string; url: str
   return { handle: await openBenchDatabase(args.url), label: describeDatabase(args.url), url: args.url };
 }
 
-/** The view and its baseline by turns; the medians of each. */
+/** The view and its baseline by turns; the median of each. */
 async function paired(view: () => Promise<unknown>, baseline: () => Promise<unknown>) {
-  await baseline();
-  await view();
-  const views: number[] = [];
-  const baselines: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    let start = performance.now();
-    await baseline();
-    baselines.push(performance.now() - start);
-    start = performance.now();
-    await view();
-    views.push(performance.now() - start);
-  }
-  return { view: median(views), baseline: median(baselines) };
+  const samples = await timeByTurns(view, baseline, RUNS);
+  return { view: median(samples.view), baseline: median(samples.baseline) };
 }
 
 async function main() {
