@@ -15,7 +15,7 @@ import {
 } from './functions.ts';
 import { printExpr } from './printer.ts';
 import { PERSON_FIELDS, personRows, TABLE_NAMES, TABLES, type TableDef } from './schema.ts';
-import { isNumeric, typeLabel, type Compiled, type HogType } from './types.ts';
+import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
@@ -110,8 +110,24 @@ export function columnName(expr: Expr, alias: string | null): string {
   return printExpr(expr);
 }
 
+/** The row of the first table of a top-level query, for what a caller adds (EventsQuery). */
+export interface RowRefs {
+  /** The row's SQL alias: its columns are the table's fields and `person_key`, `person_properties`. */
+  row: RawBuilder<unknown>;
+  /** The joined person's alias (`uuid`, `properties`, `created_at`), joining it. */
+  person(): RawBuilder<unknown>;
+}
+
+export interface Extensions {
+  /** Compiles an expression the caller gives its own meaning (EventsQuery's `*` and `person`), or null. */
+  special?(expr: Expr, refs: RowRefs): Compiled | null;
+  /** Conditions ANDed into WHERE. */
+  conditions?(refs: RowRefs): RawBuilder<unknown>[];
+}
+
 class Scope {
   readonly unit: Unit;
+  extensions: Extensions = {};
   readonly sources: Source[] = [];
   /** Column aliases of the SELECT being compiled, and the alias being compiled now (not visible to itself). */
   aliases = new Map<string, Expr>();
@@ -258,7 +274,7 @@ class Scope {
           "Can't select a table when a column is expected: pick person.id, person.created_at or person.properties.….",
           start,
         );
-      const type = PERSON_FIELDS[field];
+      const type = own(PERSON_FIELDS, field);
       if (!type)
         throw new HogQLError(
           `The person has no field ${field.slice(0, 60)}.${suggestion(field, Object.keys(PERSON_FIELDS))}`,
@@ -268,7 +284,7 @@ class Scope {
       const compiled: Compiled = { type, aggregate: false, sql: sql`${person}.${ident(column)}` };
       return inner.length === 0 ? compiled : this.propertyPath(compiled, inner, start, `person.${field}`);
     }
-    const type = table.fields[name];
+    const type = own(table.fields, name);
     if (!type)
       throw new HogQLError(
         `The table ${table.name} has no field ${name.slice(0, 60)}.${suggestion(name, this.fieldNames(source))}`,
@@ -293,7 +309,22 @@ class Scope {
 
   // ---- expressions ----
 
+  rowRefs(): RowRefs {
+    const source = this.sources[0];
+    return {
+      row: ident(source.alias),
+      person: () => {
+        source.needsPerson = true;
+        return ident(`${source.alias}p`);
+      },
+    };
+  }
+
   expr(expr: Expr): Compiled {
+    if (this.extensions.special && this.sources[0]?.table) {
+      const special = this.extensions.special(expr, this.rowRefs());
+      if (special) return special;
+    }
     switch (expr.kind) {
       case 'literal':
         return literal(expr.value, expr.float === true);
@@ -410,7 +441,7 @@ class Scope {
         `Unknown function ${expr.name.slice(0, 60)}().${suggestion(expr.name, FUNCTION_NAMES)}`,
         expr.start,
       );
-    const operator = OPERATOR_FUNCTIONS[found.canonical];
+    const operator = own(OPERATOR_FUNCTIONS, found.canonical);
     if (operator) {
       if (expr.args.length !== 2) throw new HogQLError(`${found.canonical}() takes 2 arguments.`, expr.start);
       return this.binary({ kind: 'binary', op: operator, left: expr.args[0], right: expr.args[1], start: expr.start });
@@ -689,10 +720,16 @@ export interface TopLevel {
   offset: number;
 }
 
-function compileSelectIn(unit: Unit, select: Select, top: boolean): CompiledSelect & { page?: TopLevel } {
+function compileSelectIn(
+  unit: Unit,
+  select: Select,
+  top: boolean,
+  extensions: Extensions = {},
+): CompiledSelect & { page?: TopLevel } {
   const scope = new Scope(unit);
   if (select.from) scope.addSource(select.from);
   for (const join of select.joins) scope.addSource(join.item);
+  scope.extensions = extensions;
 
   const joinConditions = select.joins.map((join) => {
     if (!join.on) return null;
@@ -709,7 +746,7 @@ function compileSelectIn(unit: Unit, select: Select, top: boolean): CompiledSele
   const columns: OutputColumn[] = [];
   const columnSql: RawBuilder<unknown>[] = [];
   for (const column of select.columns) {
-    if (column.expr.kind === 'star') {
+    if (column.expr.kind === 'star' && !(extensions.special && scope.sources[0]?.table)) {
       if (scope.sources.length === 0) throw new HogQLError('SELECT * needs a FROM.', column.expr.start);
       for (const source of scope.sources) {
         const names = source.table ? source.table.star : [...(source.columns as Map<string, unknown>).keys()];
@@ -734,7 +771,9 @@ function compileSelectIn(unit: Unit, select: Select, top: boolean): CompiledSele
 
   scope.aggregatesAllowed = false;
   scope.clause = 'WHERE';
-  const where = select.where ? scope.condition(select.where, 'WHERE').sql : null;
+  const conditions = select.where ? [scope.condition(select.where, 'WHERE').sql] : [];
+  if (extensions.conditions && scope.sources[0]?.table) conditions.push(...extensions.conditions(scope.rowRefs()));
+  const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : null;
   scope.clause = 'GROUP BY';
   const groupBy = select.groupBy.map((expr) => scope.expr(positional(select, expr, 'GROUP BY')).sql);
   scope.aggregatesAllowed = true;
@@ -783,8 +822,12 @@ function compileSelectIn(unit: Unit, select: Select, top: boolean): CompiledSele
 }
 
 /** Compiles a whole query; the SQL fetches one row more than `page.limit`. */
-export function compileQuery(select: Select, options: CompileOptions): CompiledSelect & { page: TopLevel } {
-  return compileSelectIn(new Unit(options), select, true) as CompiledSelect & { page: TopLevel };
+export function compileQuery(
+  select: Select,
+  options: CompileOptions,
+  extensions: Extensions = {},
+): CompiledSelect & { page: TopLevel } {
+  return compileSelectIn(new Unit(options), select, true, extensions) as CompiledSelect & { page: TopLevel };
 }
 
 export { localTime };

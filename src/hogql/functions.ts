@@ -3,7 +3,7 @@
 // pg_sleep, current_setting, set_config, pg_read_file, dblink… — is reachable.
 import { sql, type RawBuilder } from 'kysely';
 import { HogQLError } from './errors.ts';
-import { isNumeric, typeLabel, type Compiled, type HogType } from './types.ts';
+import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export interface FunctionContext {
   timezone: string;
@@ -244,7 +244,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
             : sql`(floor((${months(to)} - 1) / ${sql.lit(divisor)}) - floor((${months(from)} - 1) / ${sql.lit(divisor)}))`;
         return { type: 'int', sql: sql`(${diff})::bigint` };
       }
-      const seconds = DIFF_UNITS[key];
+      const seconds = own(DIFF_UNITS, key);
       if (seconds === undefined)
         fail(ctx, `unknown unit '${unit.slice(0, 20)}' (second, minute, hour, day, week, month, quarter, year).`);
       // Boundaries crossed: both ends truncated to the unit (in the project's time zone), then counted.
@@ -367,5 +367,5 @@ export const FUNCTION_NAMES = [...Object.keys(FUNCTIONS), ...Object.keys(OPERATO
 export function findFunction(name: string): { canonical: string; def: FunctionDef | null } | null {
   const canonical = FUNCTION_NAMES.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
   if (!canonical) return null;
-  return { canonical, def: FUNCTIONS[canonical] ?? null };
+  return { canonical, def: own(FUNCTIONS, canonical) ?? null };
 }

@@ -12,6 +12,7 @@ import {
   type Select,
 } from './ast.ts';
 import { HogQLError } from './errors.ts';
+import { own } from './types.ts';
 import { tokenize, type Token } from './tokenizer.ts';
 
 const KEYWORDS = new Set([
@@ -98,8 +99,14 @@ class Parser {
   #at = 0;
   #depth = 0;
 
-  constructor(text: string) {
-    this.#tokens = tokenize(text);
+  /** `base`: where the text starts in a longer one (the strings of an EventsQuery), for error offsets. */
+  constructor(text: string, base = 0) {
+    try {
+      this.#tokens = tokenize(text);
+    } catch (error) {
+      throw error instanceof HogQLError && base !== 0 ? new HogQLError(error.message, error.start + base) : error;
+    }
+    if (base !== 0) for (const token of this.#tokens) token.start += base;
   }
 
   get peek(): Token {
@@ -354,9 +361,10 @@ class Parser {
   comparison(): Expr {
     const left = this.additive();
     const token = this.peek;
-    if (token.kind === 'op' && COMPARISONS[token.text]) {
+    const comparison = token.kind === 'op' ? own(COMPARISONS, token.text) : undefined;
+    if (comparison) {
       this.next();
-      return { kind: 'binary', op: COMPARISONS[token.text], left, right: this.additive(), start: token.start };
+      return { kind: 'binary', op: comparison, left, right: this.additive(), start: token.start };
     }
     if (this.isOp('=~'))
       throw new HogQLError('Regular expressions (=~) are not supported: use LIKE or ILIKE.', token.start);
@@ -559,24 +567,24 @@ export function parseSelect(text: string): Select {
 }
 
 /** Parses one expression with an optional alias (`count() as c`), or `*`; nothing may follow. */
-export function parseColumn(text: string): Column {
-  const parser = new Parser(text);
+export function parseColumn(text: string, base = 0): Column {
+  const parser = new Parser(text, base);
   const column = parser.column();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
   return column;
 }
 
 /** Parses one ORDER BY item (`timestamp DESC`). */
-export function parseOrderItem(text: string): OrderItem {
-  const parser = new Parser(text);
+export function parseOrderItem(text: string, base = 0): OrderItem {
+  const parser = new Parser(text, base);
   const item = parser.orderItem();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
   return item;
 }
 
 /** Parses one expression. */
-export function parseExpr(text: string): Expr {
-  const parser = new Parser(text);
+export function parseExpr(text: string, base = 0): Expr {
+  const parser = new Parser(text, base);
   const expr = parser.expr();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
   return expr;

@@ -31,7 +31,7 @@ export const TABLES: Record<TableName, TableDef> = {
     star: ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'created_at'],
     person: true,
     rows: (teamId) =>
-      sql`(select uuid, event, distinct_id, properties, "timestamp", created_at, person_id as person_key from events where team_id = ${teamId}::integer)`,
+      sql`(select uuid, event, distinct_id, properties, "timestamp", created_at, person_id as person_key, person_properties from events where team_id = ${teamId}::integer)`,
   },
   persons: {
     name: 'persons',

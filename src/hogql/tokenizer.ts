@@ -130,7 +130,7 @@ function readQuoted(text: string, from: number, quote: string): { text: string; 
     const c = text[i];
     if (c === '\\' && i + 1 < text.length) {
       const next = text[i + 1];
-      value += ESCAPES[next] ?? next;
+      value += Object.hasOwn(ESCAPES, next) ? ESCAPES[next] : next;
       i += 2;
       continue;
     }

@@ -48,3 +48,8 @@ export function typeName(compiled: Pick<Compiled, 'type' | 'nullable' | 'unsigne
 export function typeLabel(type: HogType): string {
   return typeName({ type });
 }
+
+/** A record's own entry for a name from the query: never Object's (`toString`, `constructor`…). */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}

@@ -7,7 +7,7 @@ import { typeName } from '../hogql/types.ts';
 import { validationError } from '../errors.ts';
 import { hogqlFailure, type QueryContext } from './query-context.ts';
 import { queryFailure } from './query-errors.ts';
-import { answerRows } from './results.ts';
+import { answerRows, executeCompiled } from './results.ts';
 
 export interface HogQLQueryNode {
   kind: 'HogQLQuery';
@@ -60,7 +60,7 @@ export async function runHogQLQuery(context: QueryContext, node: Record<string, 
   const { compiled, hogql } = compileHogQLQuery(context, node);
   let rows: Record<string, unknown>[];
   try {
-    rows = (await compiled.sql.execute(context.db)).rows as Record<string, unknown>[];
+    rows = await executeCompiled(context.db, compiled.sql);
   } catch (error) {
     throw queryFailure(error, 'query.query');
   }

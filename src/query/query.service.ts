@@ -1,9 +1,10 @@
 // POST /query/: the query node's `kind` picks what runs. Every answer is computed at once.
 import { validationError } from '../errors.ts';
+import { runEventsQuery } from './events-query.ts';
 import { runHogQLQuery, type QueryAnswer } from './hogql-query.ts';
 import type { QueryContext } from './query-context.ts';
 
-export const QUERY_KINDS = ['HogQLQuery'] as const;
+export const QUERY_KINDS = ['HogQLQuery', 'EventsQuery'] as const;
 
 export async function runQuery(context: QueryContext, body: unknown): Promise<QueryAnswer> {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
@@ -14,6 +15,7 @@ export async function runQuery(context: QueryContext, body: unknown): Promise<Qu
     throw validationError('query must be an object with a kind.', 'query');
   const kind = (node as { kind?: unknown }).kind;
   if (kind === 'HogQLQuery') return runHogQLQuery(context, node as Record<string, unknown>);
+  if (kind === 'EventsQuery') return runEventsQuery(context, node as Record<string, unknown>);
   if (kind === undefined) throw validationError('This field is required.', 'query.kind', 'required');
   throw validationError(
     `Unsupported query kind: ${typeof kind === 'string' ? kind.slice(0, 60) : JSON.stringify(kind)?.slice(0, 60)}. Supported: ${QUERY_KINDS.join(', ')}.`,
