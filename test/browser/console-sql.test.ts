@@ -75,6 +75,21 @@ describe('console: SQL', () => {
     assert.match(await boxValue(), /person\.properties\.email as email/);
   });
 
+  it('runs every example', async () => {
+    for (const example of [
+      'Events by name, last 7 days',
+      'Newest events',
+      'Events per person e-mail',
+      'Newest persons',
+    ]) {
+      await click(page, example);
+      await click(page, 'Run query');
+      const table = await resultTable();
+      assert.ok(table.columns.length > 0 && table.rows.length > 0, example);
+      assert.equal(await page.$('::-p-aria([role="alert"])'), null, example);
+    }
+  });
+
   it('runs a query and shows its rows under its columns, captured values as text', async () => {
     await run('select event, count() as n\nfrom events\ngroup by event\norder by n desc');
     const table = await resultTable();

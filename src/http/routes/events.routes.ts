@@ -84,7 +84,7 @@ export const eventRoutes: RouteModule = (app, deps) => {
             "One event of the project, by its uuid, with its person. A UUIDv7 (what posthog-js sends) is found from the time it carries; another uuid reads through all the project's events.",
           returns: 'The event',
           csv: EVENTS_CSV_EXAMPLE,
-          errors: { 400: 'an `uuid` that is not a uuid', 404: 'no such event in the project' },
+          errors: { 400: 'a `uuid` that is not a uuid', 404: 'no such event in the project' },
         }),
         params: EventParams,
         querystring: FormatQuery,
