@@ -146,7 +146,7 @@ export async function eventChunks(
 const DAY_MS = 86_400_000;
 
 /** The creation time a UUIDv7 carries (its first 48 bits, in ms), or null for another version. */
-export function uuidV7Time(uuid: string): Date | null {
+function uuidV7Time(uuid: string): Date | null {
   if (uuid[14] !== '7') return null;
   const time = new Date(parseInt(uuid.slice(0, 8) + uuid.slice(9, 13), 16));
   const year = time.getUTCFullYear();
