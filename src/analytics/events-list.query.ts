@@ -50,16 +50,25 @@ function conditionsOf(context: ViewContext, request: EventListRequest, upTo?: Ev
   return andSql(conditions);
 }
 
+/** The statement of a page (or a chunk of one): what the list runs, and what a test explains. */
+export function eventsPageSql(
+  context: ViewContext,
+  request: EventListRequest,
+  limit: number,
+  upTo?: EventCursor,
+): RawBuilder<EventRow> {
+  return sql<EventRow>`select ${EVENT_COLUMNS} from events e
+    where e.team_id = ${context.teamId} and ${conditionsOf(context, request, upTo)}
+    order by e.timestamp desc, e.uuid desc limit ${limit}`;
+}
+
 async function selectEvents(
   context: ViewContext,
   request: EventListRequest,
   limit: number,
   upTo?: EventCursor,
 ): Promise<EventRow[]> {
-  const result = await sql<EventRow>`select ${EVENT_COLUMNS} from events e
-    where e.team_id = ${context.teamId} and ${conditionsOf(context, request, upTo)}
-    order by e.timestamp desc, e.uuid desc limit ${limit}`.execute(context.db);
-  return result.rows;
+  return (await eventsPageSql(context, request, limit, upTo).execute(context.db)).rows;
 }
 
 /** The persons of the events in brief: their first distinct id and their naming properties. */

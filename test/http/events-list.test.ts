@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { eventsPageSql } from '../../src/analytics/events-list.query.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import {
   makeEvent,
@@ -12,6 +14,7 @@ import {
   type AnalyticsContext,
   type ViewResponse,
 } from '../helpers/analytics-factories.ts';
+import { EVERY_SHARD } from '../helpers/citus.ts';
 import { makeKey, makePerson, makeTenant, bearer, type TestPerson } from '../helpers/factories.ts';
 import { post } from './capture-helpers.ts';
 
@@ -244,6 +247,35 @@ describe('the events list', () => {
     const next = (await list({ limit: '2' })).body.next as string;
     assert.match(next, /^http:\/\/localhost(:\d+)?\/api\/projects\/\d+\/events\/\?limit=2&cursor=/);
     await db.deleteFrom('events').where('team_id', '=', a.teamId).where('person_id', '=', carol.id).execute();
+  });
+
+  it('reads a page deep in the list from an index in time order, never sorting the events', async () => {
+    const db = a.ctx.deps.db;
+    const other = await makeTenant(db);
+    // Enough events that the planner reads a page from the index rather than sorting the table.
+    await sql`insert into events (team_id, uuid, event, distinct_id, properties, person_properties, timestamp)
+      select ${other.project.id}, gen_random_uuid(), 'e' || (g % 7), 'd' || (g % 97), '{}', '{}',
+        '2024-01-01'::timestamptz + g * interval '1 minute' from generate_series(1, 20000) g`.execute(db);
+    await sql.raw(`${EVERY_SHARD} analyze events`).execute(db);
+    const context = { db, teamId: other.project.id, timezone: 'UTC', now: new Date('2024-02-01T00:00:00Z') };
+    for (const event of [undefined, 'e3']) {
+      const request = {
+        event,
+        filter: null,
+        cursor: { timestamp: '2024-01-14T20:00:00.000001Z', uuid: crypto.randomUUID() },
+        limit: 100,
+      };
+      const plan = (await sql<Record<string, string>>`explain ${eventsPageSql(context, request, 101)}`.execute(db)).rows
+        .map((row) => Object.values(row)[0])
+        .join('\n');
+      // Read newest first from an index in timestamp order (by event, the event's own index may
+      // serve, its ties on the timestamp ordered by an incremental sort): never a sort of the events.
+      assert.match(plan, /Index Scan Backward using (events_list|events_event_time)(_\d+)? on/, plan);
+      // On Citus the coordinator merges the shards' pages (a sort of their 101-row results) above the tasks.
+      const onShards = plan.includes('Custom Scan (Citus') ? plan.slice(plan.indexOf('Task')) : plan;
+      assert.doesNotMatch(onShards, /(^|->)\s*Sort\s+\(/m, plan);
+    }
+    await db.deleteFrom('events').where('team_id', '=', other.project.id).execute();
   });
 
   it('answers CSV, every captured text a spreadsheet would run neutralized', async () => {
