@@ -15,7 +15,7 @@ import {
 } from './functions.ts';
 import { printExpr } from './printer.ts';
 import { PERSON_FIELDS, personRows, TABLE_NAMES, TABLES, type TableDef } from './schema.ts';
-import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
+import { commonType, isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
@@ -683,14 +683,9 @@ function arithmetic(
 }
 
 function unify(parts: Compiled[], start: number): HogType {
-  let type: HogType = 'null';
-  for (const part of parts) {
-    if (part.type === 'null' || part.type === type) continue;
-    if (type === 'null') type = part.type;
-    else if (isNumeric(type) && isNumeric(part.type)) type = 'float';
-    else throw new HogQLError(`The branches mix ${typeLabel(type)} and ${typeLabel(part.type)}.`, start);
-  }
-  return type;
+  return commonType(parts, (a, b) => {
+    throw new HogQLError(`The branches mix ${typeLabel(a)} and ${typeLabel(b)}.`, start);
+  });
 }
 
 /** A constant non-negative integer (LIMIT, OFFSET), from a literal or a placeholder. */

@@ -3,7 +3,7 @@
 // pg_sleep, current_setting, set_config, pg_read_file, dblink… — is reachable.
 import { sql, type RawBuilder } from 'kysely';
 import { HogQLError } from './errors.ts';
-import { isNumeric, own, typeLabel, type Compiled, type HogType } from './types.ts';
+import { commonType, own, typeLabel, type Compiled, type HogType } from './types.ts';
 
 export interface FunctionContext {
   timezone: string;
@@ -46,12 +46,19 @@ export function asDateTime(arg: Compiled, timezone: string): RawBuilder<unknown>
     const parsed = parseDateTimeText(arg.constant.value);
     return parsed === null ? sql`null::timestamptz` : sql`${parsed}::timestamptz`;
   }
+  // Text that does not look like a date-time is NULL, as the platform's toDateTime gives (not an error mid-query).
   if (arg.type === 'string')
-    return sql`(case when ${arg.sql} ~ '(Z|[+-]\\d\\d(:?\\d\\d)?)$' then (${arg.sql})::timestamptz else (${arg.sql})::timestamp at time zone 'UTC' end)`;
+    return sql`(case when ${arg.sql} !~ ${DATE_TIME_SQL}::text then null when ${arg.sql} ~ ${OFFSET_SQL}::text then (${arg.sql})::timestamptz else (${arg.sql})::timestamp at time zone 'UTC' end)`;
   if (arg.type === 'null') return sql`null::timestamptz`;
   if (arg.type === 'int' || arg.type === 'float') return sql`to_timestamp(${arg.sql})`;
   throw new HogQLError(`A ${typeLabel(arg.type)} is not a date-time.`, 0);
 }
+
+// The same shapes in PostgreSQL's regular expressions, for text read at run time (properties).
+const DATE_TIME_SQL =
+  '^\\s*\\d{4}-\\d{2}-\\d{2}([ T]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?)?\\s*(Z|[+-]\\d{2}(:?\\d{2})?)?\\s*$';
+const OFFSET_SQL = '(Z|[+-]\\d\\d(:?\\d\\d)?)\\s*$';
+const DATE_SQL = '^\\s*\\d{4}-\\d{2}-\\d{2}';
 
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -96,18 +103,9 @@ function truncate(unit: string) {
 }
 
 function sameTypes(args: Compiled[], ctx: FunctionContext): HogType {
-  let type: HogType = 'null';
-  for (const arg of args) {
-    if (arg.type === 'null' || arg.type === type) continue;
-    if (type === 'null') type = arg.type;
-    else if (isNumeric(type) && isNumeric(arg.type)) type = 'float';
-    else
-      fail(
-        ctx,
-        `mixes ${typeLabel(type)} and ${typeLabel(arg.type)}; convert one with toString(), toInt() or toFloat().`,
-      );
-  }
-  return type;
+  return commonType(args, (a, b) =>
+    fail(ctx, `mixes ${typeLabel(a)} and ${typeLabel(b)}; convert one with toString(), toInt() or toFloat().`),
+  );
 }
 
 function aggregateOf(name: string, numeric: boolean) {
@@ -222,7 +220,11 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     compile: (args, ctx) => {
       needs(ctx, args[0], ['datetime', 'date', 'string'], 'a date-time, a date or text');
       if (args[0].type === 'date') return args[0];
-      if (args[0].type === 'string' && !args[0].constant) return { type: 'date', sql: sql`(${args[0].sql})::date` };
+      if (args[0].type === 'string' && !args[0].constant)
+        return {
+          type: 'date',
+          sql: sql`(case when ${args[0].sql} ~ ${DATE_SQL}::text then substr(btrim(${args[0].sql}), 1, 10)::date end)`,
+        };
       return { type: 'date', sql: sql`(${localTime(asDateTime(args[0], ctx.timezone), ctx.timezone)})::date` };
     },
   },

@@ -106,6 +106,15 @@ describe('hogql', () => {
     );
   });
 
+  it('refuses a tree deeper than the stack allows before walking it, chains of operators included', () => {
+    assert.match(errorOf(`select ${Array(20_000).fill('1').join(' + ')}`), /deeper than 256 levels/);
+    assert.match(
+      errorOf(`select ${'('.repeat(60)}1${')'.repeat(60)} from events where ${Array(300).fill('true').join(' or ')}`),
+      /deeper than 256/,
+    );
+    assert.doesNotThrow(() => compiled(`select 1 from events where ${Array(200).fill('true').join(' or ')}`));
+  });
+
   it('throws only HogQLError, whatever the text', () => {
     fc.assert(
       fc.property(

@@ -11,6 +11,7 @@ import {
   type OrderItem,
   type Select,
 } from './ast.ts';
+import { checkDepth } from './depth.ts';
 import { HogQLError } from './errors.ts';
 import { own } from './types.ts';
 import { tokenize, type Token } from './tokenizer.ts';
@@ -563,7 +564,9 @@ class Parser {
 
 /** Parses a whole query: one SELECT. */
 export function parseSelect(text: string): Select {
-  return new Parser(text).statement();
+  const select = new Parser(text).statement();
+  checkDepth(select);
+  return select;
 }
 
 /** Parses one expression with an optional alias (`count() as c`), or `*`; nothing may follow. */
@@ -571,6 +574,7 @@ export function parseColumn(text: string, base = 0): Column {
   const parser = new Parser(text, base);
   const column = parser.column();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
+  checkDepth(column.expr);
   return column;
 }
 
@@ -579,6 +583,7 @@ export function parseOrderItem(text: string, base = 0): OrderItem {
   const parser = new Parser(text, base);
   const item = parser.orderItem();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
+  checkDepth(item.expr);
   return item;
 }
 
@@ -587,5 +592,6 @@ export function parseExpr(text: string, base = 0): Expr {
   const parser = new Parser(text, base);
   const expr = parser.expr();
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
+  checkDepth(expr);
   return expr;
 }

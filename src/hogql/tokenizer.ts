@@ -14,7 +14,7 @@ export interface Token {
 }
 
 /** The longest texts first, so `<=` is not read as `<` then `=`. */
-const OPERATORS = [
+export const OPERATORS = [
   '<=>',
   '==',
   '!=',

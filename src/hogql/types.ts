@@ -53,3 +53,18 @@ export function typeLabel(type: HogType): string {
 export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
+
+/** The one type several values share (integers and decimals make decimals; NULL fits any); `mixed` says why not. */
+export function commonType(
+  parts: readonly Pick<Compiled, 'type'>[],
+  mixed: (a: HogType, b: HogType) => never,
+): HogType {
+  let type: HogType = 'null';
+  for (const part of parts) {
+    if (part.type === 'null' || part.type === type) continue;
+    if (type === 'null') type = part.type;
+    else if (isNumeric(type) && isNumeric(part.type)) type = 'float';
+    else mixed(type, part.type);
+  }
+  return type;
+}

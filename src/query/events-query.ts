@@ -71,6 +71,15 @@ function typeOf(expr: Expr, compiled: Compiled): string {
   return typeName(compiled);
 }
 
+/** `field = value`, as the node's own filters (not the person's text) say it. */
+const equals = (field: string, value: string): Expr => ({
+  kind: 'binary',
+  op: '=',
+  left: { kind: 'field', chain: [field], start: 0 },
+  right: { kind: 'literal', value, start: 0 },
+  start: 0,
+});
+
 function positiveOr(value: unknown, fallback: number, attr: string): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value)) throw validationError('A whole number is required.', attr);
@@ -164,22 +173,8 @@ export async function runEventsQuery(context: QueryContext, node: Record<string,
     const aggregated = columns.some((column) => hasAggregate(column.expr));
     const filters: Expr[] = conditionsHogQL.filter((expr) => !hasAggregate(expr));
     const havings: Expr[] = conditionsHogQL.filter((expr) => hasAggregate(expr));
-    if (typeof event === 'string')
-      filters.push({
-        kind: 'binary',
-        op: '=',
-        left: { kind: 'field', chain: ['event'], start: 0 },
-        right: { kind: 'literal', value: event, start: 0 },
-        start: 0,
-      });
-    if (typeof personId === 'string')
-      filters.push({
-        kind: 'binary',
-        op: '=',
-        left: { kind: 'field', chain: ['person_id'], start: 0 },
-        right: { kind: 'literal', value: personId, start: 0 },
-        start: 0,
-      });
+    if (typeof event === 'string') filters.push(equals('event', event));
+    if (typeof personId === 'string') filters.push(equals('person_id', personId));
     const and = (list: Expr[]): Expr | null =>
       list.length === 0
         ? null

@@ -13,7 +13,31 @@ export const QueryBody = Type.Object(
     client_query_id: Type.Optional(Type.String({ description: 'Accepted and ignored.' })),
     name: Type.Optional(Type.String({ description: 'Accepted and ignored.' })),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        query: {
+          kind: 'HogQLQuery',
+          query:
+            'select event, count() from events where timestamp > now() - interval 7 day and person.properties.email like {domain} group by event order by count() desc limit 10',
+          values: { domain: '%@example.com' },
+        },
+      },
+      {
+        query: {
+          kind: 'EventsQuery',
+          select: ['*', 'event', 'person', 'properties.$browser', 'timestamp'],
+          where: ["properties.$browser = 'Chrome'"],
+          properties: [{ key: 'email', value: 'example.com', operator: 'icontains', type: 'person' }],
+          event: '$pageview',
+          after: '-7d',
+          orderBy: ['timestamp DESC'],
+          limit: 50,
+        },
+      },
+    ],
+  },
 );
 
 export const QueryResponse = Type.Object(
@@ -31,5 +55,26 @@ export const QueryResponse = Type.Object(
     offset: Type.Integer(),
     hogql: Type.String({ description: 'The query as herd understood it (HogQL, with the row limit it ran with).' }),
   },
-  { $id: 'QueryResponse' },
+  {
+    $id: 'QueryResponse',
+    description: 'The rows of a query with their columns and types, whether more follow, and the query as herd ran it.',
+    examples: [
+      {
+        results: [
+          ['$pageview', 1234],
+          ['signed_up', 12],
+        ],
+        columns: ['event', 'count()'],
+        types: [
+          ['event', 'String'],
+          ['count()', 'UInt64'],
+        ],
+        hasMore: false,
+        limit: 10,
+        offset: 0,
+        hogql:
+          'SELECT event, count() FROM events WHERE (timestamp > (now() - INTERVAL 7 DAY)) AND (person.properties.email LIKE {domain}) GROUP BY event ORDER BY count() DESC LIMIT 10',
+      },
+    ],
+  },
 );

@@ -248,6 +248,9 @@ describe('query escapes', () => {
     await refused(`select ${'- '.repeat(5000)}1`, /nests deeper/);
     await refused(`select count() from ${'(select * from '.repeat(200)}events${') x'.repeat(200)}`, /nests deeper/);
     await refused(`select '${'x'.repeat(100_001)}'`, /longer than/);
+    // A chain of operators is parsed by a loop but compiled by recursion: its length counts as depth.
+    await refused(`select ${Array(20_000).fill('1').join('+')}`, /deeper than 256/);
+    await refused(`select 1 from events where ${Array(5_000).fill("event = 'x'").join(' and ')}`, /deeper than 256/);
     await refused('select 99999999999999999999999', /too large/);
     await refused(`select 1e999`, /too large/);
     await answers(`select ${Array.from({ length: 200 }, (_, i) => i).join(' + ')}`, [[19900]]);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { OPERATORS as TOKEN_OPERATORS } from '../../src/hogql/tokenizer.ts';
 import { makeEvent } from '../helpers/analytics-factories.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { makePerson, makeTenant, type Tenant } from '../helpers/factories.ts';
@@ -82,22 +83,15 @@ const LITERALS = [
   'interval 1 day',
   `'${SECRET}'`,
 ];
+// Every operator the tokenizer reads, and pieces of SQL and text that break quoting or smuggle.
 const NOISE = [
-  ';',
+  ...TOKEN_OPERATORS,
   '--',
   '/*',
   '*/',
   "'",
   '"',
   '`',
-  '(',
-  ')',
-  ',',
-  '.',
-  '[',
-  ']',
-  '{',
-  '}',
   'select',
   'from',
   'where',

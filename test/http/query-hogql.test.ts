@@ -299,6 +299,14 @@ describe('HogQLQuery', () => {
       1,
       2,
     ]);
+    // Text read at run time (not a constant): a date-time when it looks like one (UTC unless it names
+    // its offset), else NULL — never an error mid-query.
+    assert.deepEqual(
+      await rows(
+        "select toDateTime(concat('2024-03-01 ', '10:00')), toDateTime(concat('2024-03-01T10:00:00', '+02:00')), toDateTime(properties.$browser), toDate(concat('2024-03-01', 'T23:00')), toDate(properties.$browser) from events where event = 'signed_up'",
+      ),
+      [['2024-03-01T10:00:00.000Z', '2024-03-01T08:00:00.000Z', null, '2024-03-01', null]],
+    );
     const response = await query('select toDate(timestamp), toStartOfDay(timestamp) from events limit 1');
     assert.deepEqual(
       response.json().types.map((pair: string[]) => pair[1]),

@@ -20,7 +20,13 @@ describe('query limits', () => {
   let tenant: Tenant;
 
   before(async () => {
-    ctx = await setupTestApp({ config: { statementTimeoutMs: { default: 60_000, analytics: 500 } } });
+    ctx = await setupTestApp({
+      config: {
+        statementTimeoutMs: { default: 60_000, analytics: 500 },
+        // One heavy request per key at once and no queue: a second is refused at once.
+        heavyRequests: { perKey: 1, perProject: 1, perProcess: 2, queueLength: 0, queueWaitMs: 0 },
+      },
+    });
     tenant = await makeTenant(ctx.deps.db);
     await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
       select ${tenant.project.id}::integer, gen_random_uuid(), 'e' || (g % 7), 'd' || g, null, '{}', '{}', now() - g * interval '1 minute'
@@ -34,6 +40,28 @@ describe('query limits', () => {
       where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`.execute(ctx.deps.db);
     return rows[0].n;
   }
+
+  it("takes a heavy slot: with the key's one slot held, a query is refused with concurrency_limited", async () => {
+    const key = await ctx.deps.db
+      .selectFrom('personal_api_keys')
+      .select('id')
+      .where('user_id', '=', tenant.owner.id)
+      .executeTakeFirstOrThrow();
+    const held = await ctx.app.heavySlots.acquire({ key: key.id, project: String(tenant.project.id) });
+    try {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/projects/${tenant.project.id}/query/`,
+        headers: tenant.headers,
+        payload: { query: { kind: 'HogQLQuery', query: 'select count() from events' } },
+      });
+      assert.equal(response.statusCode, 429, response.body);
+      assert.equal(response.json().code, 'concurrency_limited');
+    } finally {
+      held.release();
+    }
+    assert.deepEqual(ctx.app.heavySlots.stats, { running: 0, waiting: 0 });
+  });
 
   it('ends a triple cross join of events with query_timeout, cancelled by PostgreSQL', async () => {
     const response = await ctx.app.inject({

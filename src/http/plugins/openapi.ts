@@ -60,6 +60,11 @@ const TAGS = [
   },
   { name: 'insights', description: 'The insight aggregates: the numbers whose persons the analytics views list.' },
   {
+    name: 'query',
+    description:
+      "Read-only queries over the project's events and persons: HogQL (`HogQLQuery`) and an events table (`EventsQuery`), compiled to PostgreSQL over this project's rows only (docs/query.md).",
+  },
+  {
     name: 'cohorts',
     description: 'Cohorts of a project: static (a list of persons) or dynamic (a property filter over persons).',
   },
