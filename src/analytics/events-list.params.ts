@@ -28,8 +28,13 @@ export interface EventListRequest {
   before?: Date;
   /** Events strictly after it in the newest-first order. */
   cursor?: EventCursor;
+  /** Events skipped before the page (the platform's deprecated paging; `next` uses the cursor). */
+  offset: number;
   limit: number;
 }
+
+/** The platform's cap on the deprecated offset: each skipped event is read. */
+export const MAX_OFFSET = 50_000;
 
 const CURSOR_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?Z$/;
 
@@ -103,6 +108,7 @@ export async function parseEventListRequest(
     after: dateParam(context, raw, 'after'),
     before: dateParam(context, raw, 'before'),
     cursor: cursor === undefined ? undefined : parseCursor(cursor),
+    offset: intParam(raw, 'offset', { min: 0, max: MAX_OFFSET }) ?? 0,
     limit: csv ? Math.min(limit ?? CSV_DEFAULT_LIMIT, CSV_MAX_LIMIT) : Math.min(limit ?? DEFAULT_LIMIT, MAX_LIMIT),
   };
 }

@@ -56,10 +56,11 @@ export function eventsPageSql(
   request: EventListRequest,
   limit: number,
   upTo?: EventCursor,
+  offset = 0,
 ): RawBuilder<EventRow> {
   return sql<EventRow>`select ${EVENT_COLUMNS} from events e
     where e.team_id = ${context.teamId} and ${conditionsOf(context, request, upTo)}
-    order by e.timestamp desc, e.uuid desc limit ${limit}`;
+    order by e.timestamp desc, e.uuid desc limit ${limit} offset ${offset}`;
 }
 
 async function selectEvents(
@@ -67,8 +68,9 @@ async function selectEvents(
   request: EventListRequest,
   limit: number,
   upTo?: EventCursor,
+  offset = 0,
 ): Promise<EventRow[]> {
-  return (await eventsPageSql(context, request, limit, upTo).execute(context.db)).rows;
+  return (await eventsPageSql(context, request, limit, upTo, offset).execute(context.db)).rows;
 }
 
 /** The persons of the events in brief: their first distinct id and their naming properties. */
@@ -118,7 +120,7 @@ export async function listEvents(
   context: ViewContext,
   request: EventListRequest,
 ): Promise<{ results: EventWire[]; next: EventCursor | null }> {
-  const rows = await selectEvents(context, request, request.limit + 1);
+  const rows = await selectEvents(context, request, request.limit + 1, undefined, request.offset);
   const page = rows.slice(0, request.limit);
   const last = page[page.length - 1];
   const next = rows.length > request.limit && last ? { timestamp: last.cursor_time, uuid: last.uuid } : null;
@@ -135,7 +137,8 @@ export async function eventChunks(
   context: ViewContext,
   request: EventListRequest,
 ): Promise<() => AsyncIterable<EventWire[]>> {
-  const [newest] = await selectEvents(context, request, 1);
+  // The first event of the export (after `offset` skipped ones) bounds every pass.
+  const [newest] = await selectEvents(context, request, 1, undefined, request.offset);
   const upTo = newest ? { timestamp: newest.cursor_time, uuid: newest.uuid } : undefined;
   return async function* () {
     if (!upTo) return;

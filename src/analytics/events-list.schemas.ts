@@ -32,6 +32,12 @@ export const EventListQuery = Type.Object({
       description: `How many events a page holds: default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT} (a larger value is clamped). As CSV: default ${CSV_DEFAULT_LIMIT}, at most ${CSV_MAX_LIMIT}, all in one answer. Below 1 is a 400.`,
     }),
   ),
+  offset: Type.Optional(
+    Type.String({
+      description:
+        'Deprecated (as on the platform): events to skip first, at most 50 000, each of them read. `next` continues by `cursor` and drops it.',
+    }),
+  ),
   cursor: Type.Optional(
     Type.String({
       description:

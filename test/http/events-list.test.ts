@@ -263,6 +263,7 @@ describe('the events list', () => {
         event,
         filter: null,
         cursor: { timestamp: '2024-01-14T20:00:00.000001Z', uuid: crypto.randomUUID() },
+        offset: 0,
         limit: 100,
       };
       const plan = (await sql<Record<string, string>>`explain ${eventsPageSql(context, request, 101)}`.execute(db)).rows
@@ -356,6 +357,25 @@ describe('the events list', () => {
       assert.equal(response.body.type, 'validation_error');
       assert.equal(response.body.attr, attr, JSON.stringify(params));
     }
+  });
+
+  it('skips `offset` events (the deprecated paging), and `next` goes on by cursor alone', async () => {
+    const all = names(await list());
+    const skipped = await list({ offset: '2', limit: '2' });
+    assert.deepEqual(names(skipped), all.slice(2, 4));
+    const next = new URL(skipped.body.next as string);
+    assert.equal(next.searchParams.get('offset'), null);
+    assert.deepEqual(names(await a.follow(next.toString())), all.slice(4, 6));
+    const csv = await a.ctx.app.inject({
+      method: 'GET',
+      url: `${base}/?format=csv&offset=3&limit=1`,
+      headers: a.tenant.headers,
+    });
+    assert.equal(csv.body.trim().split('\n').length, 2);
+    assert.ok(csv.body.includes(`,${all[3]},`), csv.body);
+    const tooFar = await list({ offset: '50001' });
+    assert.equal(tooFar.status, 400);
+    assert.equal(tooFar.body.attr, 'offset');
   });
 
   it('clamps a limit above the maximum', async () => {

@@ -67,6 +67,8 @@ export const eventRoutes: RouteModule = (app, deps) => {
       if (next) {
         const url = new URL(request.url, 'http://placeholder');
         url.searchParams.set('cursor', `${next.timestamp},${next.uuid}`);
+        // The cursor is past the skipped events already.
+        url.searchParams.delete('offset');
         link = `${requestBaseUrl(request, deps.config.siteUrl)}${url.pathname}${url.search}`;
       }
       return reply.send({ next: link, results });
