@@ -569,29 +569,38 @@ export function parseSelect(text: string): Select {
   return select;
 }
 
-/** Parses one expression with an optional alias (`count() as c`), or `*`; nothing may follow. */
-export function parseColumn(text: string, base = 0): Column {
+/** One piece of an EventsQuery, read whole (nothing may follow it), its tree no deeper than allowed. */
+function parseWhole<T>(text: string, base: number, read: (parser: Parser) => T, exprOf: (value: T) => Expr): T {
   const parser = new Parser(text, base);
-  const column = parser.column();
+  const value = read(parser);
   if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
-  checkDepth(column.expr);
-  return column;
+  checkDepth(exprOf(value));
+  return value;
 }
+
+/** Parses one expression with an optional alias (`count() as c`), or `*`; nothing may follow. */
+export const parseColumn = (text: string, base = 0): Column =>
+  parseWhole(
+    text,
+    base,
+    (parser) => parser.column(),
+    (column) => column.expr,
+  );
 
 /** Parses one ORDER BY item (`timestamp DESC`). */
-export function parseOrderItem(text: string, base = 0): OrderItem {
-  const parser = new Parser(text, base);
-  const item = parser.orderItem();
-  if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
-  checkDepth(item.expr);
-  return item;
-}
+export const parseOrderItem = (text: string, base = 0): OrderItem =>
+  parseWhole(
+    text,
+    base,
+    (parser) => parser.orderItem(),
+    (item) => item.expr,
+  );
 
 /** Parses one expression. */
-export function parseExpr(text: string, base = 0): Expr {
-  const parser = new Parser(text, base);
-  const expr = parser.expr();
-  if (parser.peek.kind !== 'end') throw parser.unexpected('Expected the end of the expression');
-  checkDepth(expr);
-  return expr;
-}
+export const parseExpr = (text: string, base = 0): Expr =>
+  parseWhole(
+    text,
+    base,
+    (parser) => parser.expr(),
+    (expr) => expr,
+  );

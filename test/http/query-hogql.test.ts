@@ -89,7 +89,7 @@ describe('HogQLQuery', () => {
     );
   });
 
-  it('answers at the environments alias too', async () => {
+  it('answers at the environments alias and at @current too', async () => {
     const response = await post(
       { query: { kind: 'HogQLQuery', query: 'select count() from events' } },
       tenant.headers,
@@ -97,6 +97,13 @@ describe('HogQLQuery', () => {
     );
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json().results, [[4]]);
+    const current = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/projects/@current/query/',
+      headers: tenant.headers,
+      payload: { query: { kind: 'HogQLQuery', query: 'select count() from events' } },
+    });
+    assert.deepEqual(current.json().results, [[4]], current.body);
   });
 
   it('reads every field of events, as numbers, ISO UTC times, uuids and objects', async () => {
