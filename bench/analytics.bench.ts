@@ -19,7 +19,7 @@ import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
 import { SEED_END, seedAnalytics } from './analytics-seed.ts';
 import { ANALYTICS_VIEWS, type Range } from './analytics-views.ts';
-import { describeDatabase, openBenchDatabase, printTable, ratio } from './lib.ts';
+import { describeDatabase, openBenchDatabase, printTable, ratio, timeByTurns } from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,29 +79,17 @@ async function timeTurns(runs: (() => Promise<unknown>)[]): Promise<number[]> {
   );
 }
 
-/**
- * A view and its baseline run by turns (baseline, view, baseline, view, …), so a load that changes
- * during the run weighs on both alike; answers the view's p50/p95 and the baseline's p50.
- */
+/** A view and its baseline by turns (timeByTurns): the view's p50/p95 and the baseline's p50. */
 async function timePaired(
   view: () => Promise<unknown>,
   baseline: () => Promise<unknown>,
 ): Promise<{ p50: number; p95: number; baseline: number }> {
-  await baseline();
-  await view();
-  const samples: number[] = [];
-  const baselines: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    let start = performance.now();
-    await baseline();
-    baselines.push(performance.now() - start);
-    start = performance.now();
-    await view();
-    samples.push(performance.now() - start);
-  }
-  samples.sort((x, y) => x - y);
-  baselines.sort((x, y) => x - y);
-  return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95), baseline: percentile(baselines, 0.5) };
+  const samples = await timeByTurns(view, baseline, RUNS);
+  return {
+    p50: percentile(samples.view, 0.5),
+    p95: percentile(samples.view, 0.95),
+    baseline: percentile(samples.baseline, 0.5),
+  };
 }
 
 const load = () =>

@@ -51,6 +51,27 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
   return { ms: performance.now() - started, value };
 }
 
+/**
+ * A measured function and its baseline run by turns (baseline, view, baseline, view, …) after one
+ * warm-up each, so a load that changes during the run weighs on both alike: each one's samples in ms, sorted.
+ */
+export async function timeByTurns(
+  view: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  runs: number,
+): Promise<{ view: number[]; baseline: number[] }> {
+  await baseline();
+  await view();
+  const views: number[] = [];
+  const baselines: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    baselines.push((await timed(baseline)).ms);
+    views.push((await timed(view)).ms);
+  }
+  const ascending = (a: number, b: number) => a - b;
+  return { view: views.sort(ascending), baseline: baselines.sort(ascending) };
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -12,6 +12,7 @@ const SECTIONS: Array<[segment: string, label: string]> = [
   ['deletions', 'Deletion queue'],
   ['cohorts', 'Cohorts'],
   ['insights', 'Insights'],
+  ['sql', 'SQL'],
   ['roles', 'Roles'],
   ['members', 'Members'],
   ['keys', 'API keys'],

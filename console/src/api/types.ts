@@ -157,3 +157,30 @@ export interface FirstAccount {
   user: { id: number; uuid: string; email: string };
   personal_api_key: string;
 }
+
+/** An event of the events list (`GET /events/`). */
+export interface EventItem {
+  id: string;
+  distinct_id: string;
+  event: string;
+  timestamp: string;
+  properties: Record<string, unknown>;
+  person: { is_identified: boolean; distinct_ids: string[]; properties: Record<string, unknown> } | null;
+}
+
+/** A page of the events list: newest first, `next` continues by keyset. */
+export interface EventPage {
+  next: string | null;
+  results: EventItem[];
+}
+
+/** The answer of `POST /query/` to a HogQLQuery. */
+export interface QueryResult {
+  results: unknown[][];
+  columns: string[];
+  types: unknown[];
+  hasMore: boolean;
+  limit: number;
+  offset: number;
+  hogql: string;
+}

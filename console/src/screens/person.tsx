@@ -1,5 +1,5 @@
 // One person: properties, distinct ids and split, export and event deletion (privacy requests),
-// delete (with its events, queued), the properties timeline, cohorts and activity.
+// delete (with its events, queued), the properties timeline, events, cohorts and activity.
 import { useState } from 'preact/hooks';
 import { api, downloadFile } from '../api/client.ts';
 import type { DeletionTask, Page, Person } from '../api/types.ts';
@@ -10,6 +10,7 @@ import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import type { ProjectContext } from '../workspace.ts';
 import { projectHref } from '../router.ts';
+import { PersonEvents } from './person-events.tsx';
 import { PersonProperties } from './person-properties.tsx';
 import { PersonCohorts, PropertiesTimeline } from './person-history.tsx';
 
@@ -232,6 +233,7 @@ export function PersonScreen({ context, personId }: { context: ProjectContext; p
           loaded.reload();
         }}
       />
+      <PersonEvents projectId={projectId} personId={person.id} />
       <PropertiesTimeline key={version} base={base} />
       <PersonCohorts projectId={projectId} personId={person.id} />
       <section aria-labelledby="activity-heading">

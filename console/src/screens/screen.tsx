@@ -16,6 +16,7 @@ import { PersonsScreen } from './persons.tsx';
 import { RoleScreen } from './role.tsx';
 import { RolesScreen } from './roles.tsx';
 import { SettingsScreen } from './settings.tsx';
+import { SqlScreen } from './sql.tsx';
 
 type ScreenComponent = FunctionComponent<{ context: ProjectContext }>;
 
@@ -47,6 +48,8 @@ export function Screen({ section, context }: { section: string; context: Project
       return <CohortsScreen context={context} />;
     case 'insights':
       return <LazyInsights context={context} />;
+    case 'sql':
+      return <SqlScreen context={context} />;
     case 'roles':
       return id ? <RoleScreen key={id} context={context} roleId={id} /> : <RolesScreen context={context} />;
     case 'members':

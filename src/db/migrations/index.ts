@@ -9,6 +9,7 @@ import * as scaleOut from './0009_scale_out.ts';
 import * as accessChanges from './0010_access_changes.ts';
 import * as eventsPage from './0011_events_page.ts';
 import * as privacy from './0013_privacy.ts';
+import * as eventsList from './0016_events_list.ts';
 import * as definitions from './0017_definitions.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0010_access_changes': accessChanges,
   '0011_events_page': eventsPage,
   '0013_privacy': privacy,
+  '0016_events_list': eventsList,
   '0017_definitions': definitions,
 };

@@ -88,6 +88,10 @@ const TAGS = [
     description: 'Cohorts of a project: static (a list of persons) or dynamic (a property filter over persons).',
   },
   {
+    name: 'events',
+    description: 'The captured events of a project, newest first: filtered, paged by keyset, as JSON or CSV.',
+  },
+  {
     name: 'capture',
     description: 'Event capture as the PostHog SDKs send it, authenticated by the project token in the body.',
   },

@@ -2,6 +2,7 @@
 import type { RouteModule } from '../route-module.ts';
 import { definitionRoutes } from './definitions.routes.ts';
 import { deletionStatusRoutes } from './deletion-status.routes.ts';
+import { eventRoutes } from './events.routes.ts';
 import { healthRoutes } from './health.routes.ts';
 import { insightRoutes } from './insights.routes.ts';
 import { memberRoutes } from './members.routes.ts';
@@ -41,6 +42,7 @@ export const routeModules: RouteModule[] = [
   personRoutes,
   personActionRoutes,
   personViewRoutes,
+  eventRoutes,
   cohortRoutes,
   definitionRoutes,
   sdkConfigRoutes,
