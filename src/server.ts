@@ -7,6 +7,7 @@ import { startDeletionScheduler } from './jobs/deletion-scheduler.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger, processLogDestination } from './log.ts';
 import type { App } from './http/route-module.ts';
+import type { FleetMetrics } from './http/plugins/metrics.ts';
 
 export interface RunningServer {
   app: App;
@@ -22,6 +23,8 @@ export const serverExtensions: ServerExtension[] = [(deps) => startDeletionSched
 export interface ServerOptions {
   /** Where the JSON log lines go (default stdout; the CLI's --json sends them to stderr). */
   logDestination?: DestinationStream;
+  /** In a worker of `herd serve --workers N`: /metrics adds up every worker's. */
+  fleetMetrics?: FleetMetrics | null;
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -41,7 +44,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   if (distributed.length > 0) log.info({ tables: distributed }, 'distributed on Citus');
   const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes };
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { fleetMetrics: options.fleetMetrics });
   const url = await app.listen({ port: config.port, host: config.host });
   const extensions = serverExtensions.map((start) => start(deps));
 

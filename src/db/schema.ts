@@ -171,6 +171,23 @@ export interface ActivityLogTable {
   created_at: Timestamp;
 }
 
+/** A key's requests counted in one budget's window, across every process (migration 0012). */
+export interface LimitWindowsTable {
+  subject: string;
+  budget: string;
+  window_start: Timestamp;
+  hits: number;
+  expires_at: Timestamp;
+}
+
+/** A heavy-request slot held by one process until released or lapsed (migration 0012). */
+export interface HeavySlotLeasesTable {
+  subject: string;
+  slot: number;
+  holder: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -188,6 +205,8 @@ export interface Database {
   cohort_people: CohortPeopleTable;
   deletion_tasks: DeletionTasksTable;
   activity_log: ActivityLogTable;
+  limit_windows: LimitWindowsTable;
+  heavy_slot_leases: HeavySlotLeasesTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -1,20 +1,50 @@
+import os from 'node:os';
+import cluster from 'node:cluster';
 import { processLogDestination } from '../../log.ts';
-import { emit, type Command } from '../cli.ts';
+import { emit, optional, UsageError, type Command } from '../cli.ts';
+
+/** `--workers`: a count, or `auto` (one per core); absent: WEB_CONCURRENCY (config), else 1. */
+function workersOf(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (value.toLowerCase() === 'auto') return os.availableParallelism();
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 1024)
+    throw new UsageError(`--workers must be an integer from 1 to 1024 or auto, got ${JSON.stringify(value)}`);
+  return count;
+}
 
 export const serveCommand: Command = {
   name: 'serve',
-  usage: 'herd serve [--json]',
+  usage: 'herd serve [--workers N|auto] [--json]',
   summary:
     'Serves the API on PORT and HOST (what `npm start` runs), migrating the database first; SIGTERM or SIGINT stops it gracefully.',
-  flags: [],
-  jsonResult: '{"url", "pid"} once it listens (the log then goes to stderr)',
+  flags: [
+    [
+      '--workers N|auto',
+      'worker processes on the one port (default WEB_CONCURRENCY, else 1; auto: one per core). More than one needs DATABASE_URL; their limits and /metrics are shared',
+    ],
+  ],
+  jsonResult: '{"url", "pid", "workers"} once it listens (the log then goes to stderr)',
   instead: 'run several servers on one PostgreSQL (DATABASE_URL) instead of the embedded database',
-  options: {},
-  async run(_values, context) {
-    // Loaded on demand: the other commands start without the whole HTTP layer.
-    const { serveForever } = await import('../../server.ts');
+  options: { workers: { type: 'string' } },
+  async run(values, context) {
+    const workers = workersOf(optional(values, 'workers'), context.config.workers);
     // With --json stdout carries only the one result object; the log lines go to stderr.
-    const server = await serveForever(context.config, context.json ? { logDestination: processLogDestination(2) } : {});
-    if (context.json) emit(context, { url: server.url, pid: process.pid }, []);
+    const logDestination = context.json ? processLogDestination(2) : undefined;
+    const options = logDestination ? { logDestination } : {};
+    if (workers > 1 && cluster.isPrimary) {
+      // Loaded on demand: the other commands start without the whole HTTP layer.
+      const { serveFleet, FleetRefusal } = await import('../../fleet.ts');
+      const fleet = await serveFleet(context.config, { workers, ...options }).catch((error: unknown) => {
+        throw error instanceof FleetRefusal ? new UsageError(error.message) : error;
+      });
+      if (context.json) emit(context, { url: fleet.url, pid: process.pid, workers }, []);
+      return;
+    }
+    const { serveForever } = await import('../../server.ts');
+    const { fleetMetrics } = await import('../../fleet.ts');
+    const server = await serveForever(context.config, { ...options, fleetMetrics: fleetMetrics() });
+    // A fleet's worker: the primary prints the one result.
+    if (context.json && cluster.isPrimary) emit(context, { url: server.url, pid: process.pid, workers: 1 }, []);
   },
 };

@@ -8,6 +8,7 @@ import * as personOrder from './0008_events_person_order.ts';
 import * as scaleOut from './0009_scale_out.ts';
 import * as accessChanges from './0010_access_changes.ts';
 import * as eventsPage from './0011_events_page.ts';
+import * as sharedLimits from './0012_shared_limits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0009_scale_out': scaleOut,
   '0010_access_changes': accessChanges,
   '0011_events_page': eventsPage,
+  '0012_shared_limits': sharedLimits,
 };

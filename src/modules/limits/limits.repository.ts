@@ -1,0 +1,88 @@
+// The statements of the shared limits (migration 0012): each touches one subject's rows, so on Citus
+// one shard.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+
+/**
+ * Adds `size` hits to a window unless it is already at `max`; answers the window's hits after the
+ * claim, or null when it was full (nothing added). The hits before are `hits - size`.
+ */
+export async function claimHits(
+  db: Db,
+  claim: { subject: string; budget: string; windowStart: Date; expiresAt: Date; size: number; max: number },
+): Promise<number | null> {
+  const row = await db
+    .insertInto('limit_windows')
+    .values({
+      subject: claim.subject,
+      budget: claim.budget,
+      window_start: claim.windowStart,
+      hits: claim.size,
+      expires_at: claim.expiresAt,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['subject', 'budget', 'window_start'])
+        .doUpdateSet({ hits: sql<number>`limit_windows.hits + excluded.hits` })
+        .where('limit_windows.hits', '<', claim.max),
+    )
+    .returning('hits')
+    .executeTakeFirst();
+  return row ? row.hits : null;
+}
+
+/** Takes slot `slot` of a subject for `holder` when it is free or its lease has lapsed. */
+export async function takeLease(
+  db: Db,
+  lease: { subject: string; slot: number; holder: string; ttlMs: number },
+): Promise<boolean> {
+  const expires = sql<Date>`now() + make_interval(secs => ${lease.ttlMs / 1000})`;
+  const row = await db
+    .insertInto('heavy_slot_leases')
+    .values({ subject: lease.subject, slot: lease.slot, holder: lease.holder, expires_at: expires })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['subject', 'slot'])
+        .doUpdateSet({ holder: lease.holder, expires_at: expires })
+        .where('heavy_slot_leases.expires_at', '<', sql<Date>`now()`),
+    )
+    .returning('slot')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function releaseLease(db: Db, lease: { subject: string; slot: number; holder: string }): Promise<void> {
+  await db
+    .deleteFrom('heavy_slot_leases')
+    .where('subject', '=', lease.subject)
+    .where('slot', '=', lease.slot)
+    .where('holder', '=', lease.holder)
+    .execute();
+}
+
+/** Extends every lease `holder` has (a heavy request may outlast one lease). */
+export async function renewLeases(db: Db, holder: string, ttlMs: number): Promise<void> {
+  await db
+    .updateTable('heavy_slot_leases')
+    .set({ expires_at: sql<Date>`now() + make_interval(secs => ${ttlMs / 1000})` })
+    .where('holder', '=', holder)
+    .execute();
+}
+
+/** Gives back every lease of `holder` (a process closing). */
+export async function releaseHolder(db: Db, holder: string): Promise<void> {
+  await db.deleteFrom('heavy_slot_leases').where('holder', '=', holder).execute();
+}
+
+/** Deletes windows and leases past their expiry: what keeps both tables as small as the traffic of the last hour. */
+export async function deleteExpired(db: Db): Promise<{ windows: number; leases: number }> {
+  const windows = await db
+    .deleteFrom('limit_windows')
+    .where('expires_at', '<', sql<Date>`now()`)
+    .executeTakeFirst();
+  const leases = await db
+    .deleteFrom('heavy_slot_leases')
+    .where('expires_at', '<', sql<Date>`now()`)
+    .executeTakeFirst();
+  return { windows: Number(windows.numDeletedRows), leases: Number(leases.numDeletedRows) };
+}
