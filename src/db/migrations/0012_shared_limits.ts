@@ -23,7 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     expires_at timestamptz not null,
     primary key (subject, slot)
   )`.execute(db);
-  await sql`create index heavy_slot_leases_holder on heavy_slot_leases (holder)`.execute(db);
+  await sql`create index heavy_slot_leases_expiry on heavy_slot_leases (expires_at)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

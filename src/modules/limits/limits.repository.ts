@@ -1,5 +1,5 @@
 // The statements of the shared limits (migration 0012): each touches one subject's rows, so on Citus
-// one shard.
+// one shard, but the sweep of expired rows, which reads every shard.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
@@ -60,18 +60,19 @@ export async function releaseLease(db: Db, lease: { subject: string; slot: numbe
     .execute();
 }
 
-/** Extends every lease `holder` has (a heavy request may outlast one lease). */
-export async function renewLeases(db: Db, holder: string, ttlMs: number): Promise<void> {
+/** Extends a lease this process holds (a heavy request may outlast one lease). */
+export async function renewLease(
+  db: Db,
+  lease: { subject: string; slot: number; holder: string },
+  ttlMs: number,
+): Promise<void> {
   await db
     .updateTable('heavy_slot_leases')
     .set({ expires_at: sql<Date>`now() + make_interval(secs => ${ttlMs / 1000})` })
-    .where('holder', '=', holder)
+    .where('subject', '=', lease.subject)
+    .where('slot', '=', lease.slot)
+    .where('holder', '=', lease.holder)
     .execute();
-}
-
-/** Gives back every lease of `holder` (a process closing). */
-export async function releaseHolder(db: Db, holder: string): Promise<void> {
-  await db.deleteFrom('heavy_slot_leases').where('holder', '=', holder).execute();
 }
 
 /** Deletes windows and leases past their expiry: what keeps both tables as small as the traffic of the last hour. */

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.ts';
-import { releaseHolder, releaseLease, renewLeases, takeLease } from './limits.repository.ts';
+import { releaseLease, renewLease, takeLease } from './limits.repository.ts';
 
 export interface SlotOwner {
   key: string;
@@ -38,7 +38,7 @@ export class SharedSlots {
   readonly #log: Logger;
   readonly #ttlMs: number;
   readonly #renewal: NodeJS.Timeout;
-  #held = 0;
+  readonly #held = new Set<Lease>();
   #warnedAt = 0;
 
   constructor(db: Db, log: Logger, ttlMs: number) {
@@ -56,25 +56,28 @@ export class SharedSlots {
   }
 
   #renew() {
-    if (this.#held === 0) return;
-    renewLeases(this.#db, this.holder, this.#ttlMs).catch((error: unknown) =>
-      this.#warn(error, 'heavy-slot leases not renewed'),
-    );
+    // One statement per lease, each routed to its subject's shard on Citus.
+    for (const lease of this.#held) {
+      renewLease(this.#db, { ...lease, holder: this.holder }, this.#ttlMs).catch((error: unknown) =>
+        this.#warn(error, 'heavy-slot lease not renewed'),
+      );
+    }
   }
 
   async #take(subject: string, max: number): Promise<Lease | null> {
     for (let slot = 0; slot < max; slot++) {
       if (await takeLease(this.#db, { subject, slot, holder: this.holder, ttlMs: this.#ttlMs })) {
-        this.#held += 1;
-        return { subject, slot };
+        const lease = { subject, slot };
+        this.#held.add(lease);
+        return lease;
       }
     }
     return null;
   }
 
-  #release(lease: Lease) {
-    this.#held -= 1;
-    releaseLease(this.#db, { ...lease, holder: this.holder }).catch((error: unknown) =>
+  #release(lease: Lease): Promise<void> {
+    this.#held.delete(lease);
+    return releaseLease(this.#db, { ...lease, holder: this.holder }).catch((error: unknown) =>
       this.#warn(error, 'heavy-slot lease not released; it lapses by itself'),
     );
   }
@@ -133,6 +136,6 @@ export class SharedSlots {
   /** Stops renewing and gives back whatever this process still holds. */
   async close(): Promise<void> {
     clearInterval(this.#renewal);
-    if (this.#held > 0) await releaseHolder(this.#db, this.holder).catch(() => undefined);
+    await Promise.all([...this.#held].map((lease) => this.#release(lease)));
   }
 }
