@@ -4,16 +4,21 @@
 // through (logged) when the limit tables cannot be reached. The same with real processes on
 // PostgreSQL: test/stress/fleet.test.ts.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
+import type { Database } from '../../src/db/schema.ts';
 import { defaultConfig, type Config } from '../../src/config.ts';
 import type { Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/route-module.ts';
 import { createLogger } from '../../src/log.ts';
 import { deleteExpired } from '../../src/modules/limits/limits.repository.ts';
+import { SharedBudgets } from '../../src/modules/limits/shared-budgets.ts';
 import { SharedSlots } from '../../src/modules/limits/shared-slots.ts';
+import { freePort } from '../stress/server-process.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { awayFromMinuteEdge } from '../helpers/limit-windows.ts';
 import { bearer, makeKey, makeTenant, type Tenant } from '../helpers/factories.ts';
@@ -232,6 +237,47 @@ describe('limits shared through the database', () => {
       warnings.includes('shared heavy-request slots unavailable; running on this process slots alone'),
       warnings.join('\n'),
     );
+  });
+});
+
+describe('limits when the database cannot be reached', () => {
+  it('count in the process alone, logged, when connections are refused or never answered', async () => {
+    // A port nothing listens on (refused at once), and a server that accepts and never answers.
+    const refusing = await freePort();
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    const warnings: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        warnings.push((JSON.parse(String(chunk)) as { msg: string }).msg);
+        done();
+      },
+    });
+    try {
+      for (const port of [refusing, silentPort]) {
+        const pool = new pg.Pool({
+          host: '127.0.0.1',
+          port,
+          user: 'nobody',
+          database: 'none',
+          connectionTimeoutMillis: 2000,
+        });
+        pool.on('error', () => undefined);
+        const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+        const budgets = new SharedBudgets(db, createLogger('warn', sink), { claimTimeoutMs: 200 });
+        const allowed: boolean[] = [];
+        for (let i = 0; i < 12; i++) allowed.push((await budgets.take('key:1', 'minute', 3_600_000, 10)).allowed);
+        assert.deepEqual(allowed, [...Array(10).fill(true), false, false], `port ${port}`);
+        await db.destroy();
+      }
+    } finally {
+      silent.close();
+    }
+    assert.deepEqual(warnings, [
+      'shared rate limit unavailable; counting in this process alone',
+      'shared rate limit unavailable; counting in this process alone',
+    ]);
   });
 });
 
