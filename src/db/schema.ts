@@ -185,6 +185,7 @@ export interface HeavySlotLeasesTable {
   subject: string;
   slot: number;
   holder: string;
+  taken_at: Timestamp;
   expires_at: Timestamp;
 }
 

@@ -20,6 +20,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     subject text not null,
     slot integer not null,
     holder text not null,
+    taken_at timestamptz not null,
     expires_at timestamptz not null,
     primary key (subject, slot)
   )`.execute(db);

@@ -36,15 +36,26 @@ export async function takeLease(
   db: Db,
   lease: { subject: string; slot: number; holder: string; ttlMs: number },
 ): Promise<boolean> {
-  const expires = sql<Date>`now() + make_interval(secs => ${lease.ttlMs / 1000})`;
+  // The database's clock for every server; the conflict branch reads it from the proposed row
+  // (`excluded`), as Citus evaluates no clock function of its own in an upsert's update.
   const row = await db
     .insertInto('heavy_slot_leases')
-    .values({ subject: lease.subject, slot: lease.slot, holder: lease.holder, expires_at: expires })
+    .values({
+      subject: lease.subject,
+      slot: lease.slot,
+      holder: lease.holder,
+      taken_at: sql<Date>`now()`,
+      expires_at: sql<Date>`now() + make_interval(secs => ${lease.ttlMs / 1000})`,
+    })
     .onConflict((conflict) =>
       conflict
         .columns(['subject', 'slot'])
-        .doUpdateSet({ holder: lease.holder, expires_at: expires })
-        .where('heavy_slot_leases.expires_at', '<', sql<Date>`now()`),
+        .doUpdateSet({
+          holder: (eb) => eb.ref('excluded.holder'),
+          taken_at: (eb) => eb.ref('excluded.taken_at'),
+          expires_at: (eb) => eb.ref('excluded.expires_at'),
+        })
+        .whereRef('heavy_slot_leases.expires_at', '<', 'excluded.taken_at'),
     )
     .returning('slot')
     .executeTakeFirst();
