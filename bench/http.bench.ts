@@ -166,8 +166,8 @@ const startBaseline = (dataset: Dataset) =>
 const targetsOf = (dataset: Dataset, herd: ServerChild, baseline: ServerChild): [Target, Target] => {
   const headers = { authorization: `Bearer ${dataset.meta.a.key}` };
   return [
-    { name: 'herd', url: herd.url, headers },
-    { name: 'baseline', url: baseline.url, headers },
+    { name: 'herd', url: herd.url, headers, pid: herd.pid },
+    { name: 'baseline', url: baseline.url, headers, pid: baseline.pid },
   ];
 };
 

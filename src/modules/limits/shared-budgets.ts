@@ -27,6 +27,8 @@ interface WindowState {
   known: number;
   /** The database has nothing left to grant in this window. */
   full: boolean;
+  /** Tokens left at which the next block is claimed ahead (half the last block). */
+  lowWater: number;
   claiming: Promise<void> | null;
 }
 
@@ -66,22 +68,30 @@ export class SharedBudgets {
     const id = `${budget}\n${subject}`;
     let state = this.#windows.get(id);
     if (!state || state.start !== start) {
-      state = { start, end: start + windowMs, tokens: 0, spent: 0, known: 0, full: false, claiming: null };
+      state = { start, end: start + windowMs, tokens: 0, spent: 0, known: 0, full: false, lowWater: 0, claiming: null };
       this.#windows.set(id, state);
     }
     if (state.tokens > 0) {
       state.tokens -= 1;
       state.spent += 1;
+      // The next block is claimed while half of this one is left, so a busy key's requests do not
+      // all wait on the claim (behind the pool's queue) when the last hit is spent.
+      if (state.tokens <= state.lowWater && !state.full) this.#claimOnce(state, subject, budget, windowMs, max);
       return { allowed: true, resetMs };
     }
     if (state.full) return { allowed: false, resetMs };
-    const claimed = state;
-    claimed.claiming ??= this.#claim(claimed, subject, budget, windowMs, max).finally(() => (claimed.claiming = null));
-    return claimed.claiming.then(() => this.take(subject, budget, windowMs, max));
+    const claiming = this.#claimOnce(state, subject, budget, windowMs, max);
+    return claiming.then(() => this.take(subject, budget, windowMs, max));
+  }
+
+  #claimOnce(state: WindowState, subject: string, budget: string, windowMs: number, max: number): Promise<void> {
+    state.claiming ??= this.#claim(state, subject, budget, windowMs, max).finally(() => (state.claiming = null));
+    return state.claiming;
   }
 
   async #claim(state: WindowState, subject: string, budget: string, windowMs: number, max: number) {
     const size = Math.max(1, Math.min(this.#largestBlock, Math.floor((max - state.known) / 16)));
+    state.lowWater = Math.floor(size / 2);
     if (Date.now() < this.#downUntil) return this.#countAlone(state, size, max);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -124,7 +134,7 @@ export class SharedBudgets {
 
   /** Fail open: the process grants from its own count, at most `max` a window (as one process alone would). */
   #countAlone(state: WindowState, size: number, max: number) {
-    const left = max - state.spent;
+    const left = max - state.spent - state.tokens;
     if (left > 0) state.tokens += Math.min(size, left);
     else state.full = true;
   }
