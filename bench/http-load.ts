@@ -29,6 +29,8 @@ export interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** The server's process (with its workers), for the CPU it spends per request. */
+  pid?: number;
 }
 
 export interface LoadSpec {

@@ -131,6 +131,22 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** CPU seconds of a process and its children (the workers of `herd serve --workers N`). */
+export function cpuSecondsOfTree(pid: number): number {
+  let children: number[];
+  try {
+    children = fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    children = [];
+  }
+  return children.reduce((sum, child) => sum + cpuSecondsOf(child), cpuSecondsOf(pid));
+}
+
 export interface ColdStartRun {
   /** Milliseconds from spawning a fresh process to its first 200 on /_health (polled every 5 ms). */
   ms: number;

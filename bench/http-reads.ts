@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import type { DatasetMeta } from './http-dataset.ts';
 import { abba, runLoad, sequence, summarize, type LoadSpec, type Summary, type Target } from './http-load.ts';
+import { cpuSecondsOfTree } from './http-processes.ts';
 
 export interface ReadScenario {
   id: string;
@@ -35,6 +36,8 @@ export interface ReadResult {
   soloBaseline: Summary;
   ratio: number;
   loadAverage: number[];
+  /** CPU milliseconds per response under load (the process and its workers, from /proc), when known. */
+  cpuMsPerRequest: { herd: number; baseline: number } | null;
 }
 
 /** The scenarios of issue 14 over organization A's project. */
@@ -118,11 +121,14 @@ export async function runRead(
   };
   for (const target of [herd, baseline])
     await runLoad(target, spec(target, scenario.connections, timing.warmupSeconds));
+  const cpuOf = (target: Target) => (target.pid === undefined ? NaN : cpuSecondsOfTree(target.pid));
+  const cpuBefore = { herd: cpuOf(herd), baseline: cpuOf(baseline) };
   const loaded = await abba(
     timing.sets,
     () => runLoad(herd, spec(herd, scenario.connections, timing.seconds)),
     () => runLoad(baseline, spec(baseline, scenario.connections, timing.seconds)),
   );
+  const cpuSpent = { herd: cpuOf(herd) - cpuBefore.herd, baseline: cpuOf(baseline) - cpuBefore.baseline };
   const solo = await abba(
     timing.sets,
     () => runLoad(herd, spec(herd, 1, timing.soloSeconds)),
@@ -150,5 +156,11 @@ export async function runRead(
     ...result,
     ratio: result.herd.rps / result.baseline.rps,
     loadAverage: os.loadavg(),
+    cpuMsPerRequest: Number.isNaN(cpuSpent.herd + cpuSpent.baseline)
+      ? null
+      : {
+          herd: (cpuSpent.herd * 1000) / result.herd.responses,
+          baseline: (cpuSpent.baseline * 1000) / result.baseline.responses,
+        },
   };
 }

@@ -47,6 +47,9 @@ export function printReads(reads: ReadResult[]) {
       'herd p50 / p99 ms': pair(read.herd),
       'baseline p50 / p99 ms': pair(read.baseline),
       'solo p50 herd / baseline ms': `${ms(read.soloHerd.p50ms)} / ${ms(read.soloBaseline.p50ms)}`,
+      'CPU ms/req herd / baseline': read.cpuMsPerRequest
+        ? `${read.cpuMsPerRequest.herd.toFixed(3)} / ${read.cpuMsPerRequest.baseline.toFixed(3)}`
+        : '—',
       'load avg': read.loadAverage[0].toFixed(1),
     })),
   );

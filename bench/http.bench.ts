@@ -15,6 +15,11 @@
 //     linked: its cold starts alternate with this one's, and the memory scenario runs on both)
 //     --flood-unbounded (the flood also against herd with its time limits and heavy-request slots
 //     lifted by the environment, first, over the same data: what the bounds buy, in the same run)
+//     --workers N (herd serve --workers N: N worker processes on the one port; the baseline stays one
+//     process) --limits (RATE_LIMIT=on with the budgets counted in the database, LIMITS_STORE=database,
+//     set too high to refuse anything: what counting costs a request) --versus herd (the B side of
+//     the read rounds is herd itself, one process counting in its own memory, LIMITS_STORE=process,
+//     instead of the hand-written server: herd with --limits or --workers ÷ one plain herd)
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -70,6 +75,9 @@ const { values: args } = parseArgs({
     scenario: { type: 'string', default: ALL.join(',') },
     'cpu-prof': { type: 'boolean', default: false },
     'flood-unbounded': { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
+    limits: { type: 'boolean', default: false },
+    versus: { type: 'string', default: 'baseline' },
     'ab-root': { type: 'string' },
     'herd-log': { type: 'string' },
     out: { type: 'string' },
@@ -98,6 +106,16 @@ function progress(read: ReadResult | undefined) {
   );
 }
 
+/** Budgets counted in the database on every request, too high for the load to reach (--limits). */
+const COUNTED = {
+  RATE_LIMIT: 'on',
+  LIMITS_STORE: 'database',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_HOUR: '100000000',
+  ANALYTICS_RATE_LIMIT_PER_MINUTE: '1000000',
+  ANALYTICS_RATE_LIMIT_PER_HOUR: '100000000',
+};
+
 /** Environment that lifts item 6's bounds: no statement time limit, slots no flood fills. */
 const UNBOUNDED = {
   STATEMENT_TIMEOUT_MS: '0',
@@ -112,13 +130,16 @@ function startHerd(
   profile = false,
   extraEnv: Record<string, string> = {},
   root: string | null = null,
+  workerCount = args.workers,
 ): Promise<ServerChild> {
+  const workers = workerCount === '1' ? [] : ['--workers', workerCount];
   return startServer('herd', {
-    args: root ? herdServeOf(root) : HERD_SERVE,
+    args: [...(root ? herdServeOf(root) : HERD_SERVE), ...workers],
     cwd: root ?? undefined,
     env: {
       DATABASE_URL: dataset.url,
       RATE_LIMIT: 'off',
+      ...(args.limits ? COUNTED : {}),
       LOG_LEVEL: args['log-level'],
       DATABASE_POOL_SIZE: args.pool,
       DELETION_SCHEDULE: 'off',
@@ -130,17 +151,23 @@ function startHerd(
   });
 }
 
+/** Plain herd for --versus herd: one process, its budgets (with --limits) counted in its memory. */
+const PLAIN_HERD = { LIMITS_STORE: 'process' };
+const startPlainHerd = (dataset: Dataset) => startHerd(dataset, false, PLAIN_HERD, null, '1');
+
 const startBaseline = (dataset: Dataset) =>
-  startServer('baseline', {
-    args: BASELINE_SERVE,
-    env: { BASELINE_DATABASE_URL: dataset.url, BASELINE_POOL_SIZE: args.pool },
-  });
+  args.versus === 'herd'
+    ? startPlainHerd(dataset)
+    : startServer('baseline', {
+        args: BASELINE_SERVE,
+        env: { BASELINE_DATABASE_URL: dataset.url, BASELINE_POOL_SIZE: args.pool },
+      });
 
 const targetsOf = (dataset: Dataset, herd: ServerChild, baseline: ServerChild): [Target, Target] => {
   const headers = { authorization: `Bearer ${dataset.meta.a.key}` };
   return [
-    { name: 'herd', url: herd.url, headers },
-    { name: 'baseline', url: baseline.url, headers },
+    { name: 'herd', url: herd.url, headers, pid: herd.pid },
+    { name: 'baseline', url: baseline.url, headers, pid: baseline.pid },
   ];
 };
 

@@ -6,11 +6,12 @@ import type { Deps } from './deps.ts';
 import { registerAccess } from './http/plugins/access.ts';
 import { registerErrorHandling, renderFrameworkError } from './http/plugins/errors.ts';
 import { registerInputGuards } from './http/plugins/input-guards.ts';
-import { registerMetrics } from './http/plugins/metrics.ts';
+import { registerMetrics, type FleetMetrics } from './http/plugins/metrics.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { RequestLog } from './http/plugins/request-log.ts';
 import { registerRequestLimits } from './http/plugins/request-limits.ts';
 import { registerSecurityHeaders } from './http/plugins/security-headers.ts';
+import { openSharedLimits } from './http/plugins/shared-limits.ts';
 import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 import type { App } from './http/route-module.ts';
 import { routeModules } from './http/routes/index.ts';
@@ -18,7 +19,10 @@ import { routeModules } from './http/routes/index.ts';
 export const API_BODY_LIMIT = 1024 * 1024;
 
 /** `beforeReady` lets a test add hooks once every route is registered (a ready app takes none). */
-export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) => void } = {}): Promise<App> {
+export async function buildApp(
+  deps: Deps,
+  options: { beforeReady?: (app: App) => void; fleetMetrics?: FleetMetrics | null } = {},
+): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     logController: new RequestLog(deps.log),
@@ -50,9 +54,10 @@ export async function buildApp(deps: Deps, options: { beforeReady?: (app: App) =
     done(null, payload);
   });
   await registerOpenApi(app);
-  registerMetrics(app);
-  registerRequestLimits(app, deps);
-  await registerAccess(app, deps);
+  registerMetrics(app, options.fleetMetrics ?? null);
+  const shared = openSharedLimits(app, deps);
+  registerRequestLimits(app, deps, shared);
+  await registerAccess(app, deps, shared);
   for (const register of routeModules) await register(app, deps);
   options.beforeReady?.(app);
   await app.ready();

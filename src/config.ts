@@ -1,4 +1,5 @@
 // The only reader of process.env: every setting is validated once, every bad key reported together.
+import os from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
 
@@ -11,7 +12,20 @@ export interface Config {
   /** Backends one per-person analytical query is split over (null: 3 on PostgreSQL, 1 on PGlite). */
   readonly analyticsSlices: number | null;
   readonly siteUrl: string | null;
+  /** Set by `herd serve --workers N`'s primary for its workers: the digest of the setup token it printed. */
+  readonly setupDigest: string | null;
   readonly rateLimit: boolean;
+  /** Requests per key: a minute's burst and an hour's total, per tier (the analytics tier on top of the default). */
+  readonly rateLimits: RateLimits;
+  /**
+   * Where the per-key budgets and the heavy-request slots are counted: `database` (shared by every
+   * process on the database, the default with DATABASE_URL) or `process` (each process alone).
+   */
+  readonly limitsStore: 'database' | 'process';
+  /** How long a heavy-request slot taken in the database stays held without renewal (a crashed holder's lapses then). */
+  readonly heavySlotLeaseMs: number;
+  /** Worker processes `herd serve` runs on its port (WEB_CONCURRENCY, `auto`: one per core). */
+  readonly workers: number;
   readonly deletionSchedule: string | null;
   readonly logLevel: string;
   /** Per-statement time limit of a request in ms (0: none); `analytics` for analytical views and CSV exports. */
@@ -19,6 +33,16 @@ export interface Config {
   /** Heavy requests (scans, analytical views, exports) in flight at once, and how long one may queue for a slot. */
   readonly heavyRequests: HeavyRequestLimits;
 }
+
+export interface RateLimits {
+  readonly default: { readonly burst: number; readonly sustained: number };
+  readonly analytics: { readonly burst: number; readonly sustained: number };
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  default: { burst: 480, sustained: 4800 },
+  analytics: { burst: 240, sustained: 1200 },
+};
 
 export interface HeavyRequestLimits {
   readonly perKey: number;
@@ -88,16 +112,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const siteUrl = url('SITE_URL', ['http:', 'https:']);
 
   const poolSize = integer('DATABASE_POOL_SIZE', 10, 1, 1000);
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']);
+
+  const limitsStore = (env.LIMITS_STORE || (databaseUrl ? 'database' : 'process')).toLowerCase();
+  if (limitsStore !== 'database' && limitsStore !== 'process') {
+    problems.push(`LIMITS_STORE must be database or process, got ${JSON.stringify(env.LIMITS_STORE)}`);
+  }
+
+  const cores = os.availableParallelism();
+  const workers = (env.WEB_CONCURRENCY ?? '').toLowerCase() === 'auto' ? cores : integer('WEB_CONCURRENCY', 1, 1, 1024);
 
   const config: Config = {
     port: integer('PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './.herd'),
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),
+    databaseUrl,
     databasePoolSize: poolSize,
     analyticsSlices: env.ANALYTICS_SLICES ? integer('ANALYTICS_SLICES', 1, 1, 16) : null,
     siteUrl: siteUrl ? siteUrl.replace(/\/+$/, '') : null,
+    setupDigest: /^[0-9a-f]{64}$/.test(env.HERD_SETUP_DIGEST ?? '') ? (env.HERD_SETUP_DIGEST as string) : null,
     rateLimit: ['on', 'true', '1'].includes(rateLimitRaw),
+    rateLimits: {
+      default: {
+        burst: integer('RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMITS.default.burst, 1, 1_000_000),
+        sustained: integer('RATE_LIMIT_PER_HOUR', DEFAULT_RATE_LIMITS.default.sustained, 1, 100_000_000),
+      },
+      analytics: {
+        burst: integer('ANALYTICS_RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMITS.analytics.burst, 1, 1_000_000),
+        sustained: integer('ANALYTICS_RATE_LIMIT_PER_HOUR', DEFAULT_RATE_LIMITS.analytics.sustained, 1, 100_000_000),
+      },
+    },
+    limitsStore: limitsStore === 'database' ? 'database' : 'process',
+    heavySlotLeaseMs: integer('HEAVY_SLOT_LEASE_MS', 30_000, 1000, DAY_MS),
+    workers,
     deletionSchedule: schedule.toLowerCase() === 'off' ? null : schedule,
     logLevel,
     statementTimeoutMs: {

@@ -8,6 +8,7 @@ import { SetupGate } from './modules/setup/setup-gate.ts';
 import { systemClock, type Deps } from './deps.ts';
 import { createLogger, processLogDestination } from './log.ts';
 import type { App } from './http/route-module.ts';
+import type { FleetMetrics } from './http/plugins/metrics.ts';
 
 export interface RunningServer {
   app: App;
@@ -28,6 +29,8 @@ export const serverExtensions: ServerExtension[] = [(deps) => startDeletionSched
 export interface ServerOptions {
   /** Where the JSON log lines go (default stdout; the CLI's --json sends them to stderr). */
   logDestination?: DestinationStream;
+  /** In a worker of `herd serve --workers N`: /metrics adds up every worker's. */
+  fleetMetrics?: FleetMetrics | null;
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -46,11 +49,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const { applied, distributed } = await migrateOpened(handle);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   if (distributed.length > 0) log.info({ tables: distributed }, 'distributed on Citus');
-  const setup = await SetupGate.open(handle.db);
+  const setup = await SetupGate.open(handle.db, config.setupDigest);
   const deps: Deps = { db: handle.db, config, clock: systemClock, log, changes: handle.changes, setup: setup?.gate };
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { fleetMetrics: options.fleetMetrics });
   const url = await app.listen({ port: config.port, host: config.host });
-  const setupUrl = setup ? `${config.siteUrl ?? url}/#/setup?token=${setup.token}` : null;
+  const setupUrl = setup?.token ? setupUrlOf(config, url, setup.token) : null;
   if (setupUrl) log.info({ setupUrl }, setupLine(setupUrl));
   const extensions = serverExtensions.map((start) => start(deps));
 
@@ -64,6 +67,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     return closing;
   };
   return { app, deps, url, setupUrl, close };
+}
+
+/** Where the first account is created: SITE_URL, else the address the server listens on. */
+export function setupUrlOf(config: Config, url: string, token: string): string {
+  return `${config.siteUrl ?? url}/#/setup?token=${token}`;
 }
 
 /** Runs until SIGTERM or SIGINT: stop accepting, finish requests in flight, close the database, exit 0. */

@@ -43,6 +43,10 @@ export const PLACEMENTS: readonly Placement[] = [
   // views scan them in parallel; a distinct id never changes on an event (person_id does, on
   // merges), and the events of one distinct id (one user's stream) stay on one shard.
   { table: 'events', kind: 'distributed', column: 'distinct_id', colocateWith: 'none' },
+  // Counted on every request of a key: by subject (`key:<id>`, `project:<id>`), so each claim is one
+  // shard's single-row upsert, never a write to every node as a reference table's would be.
+  { table: 'limit_windows', kind: 'distributed', column: 'subject', colocateWith: 'none' },
+  { table: 'heavy_slot_leases', kind: 'distributed', column: 'subject', colocateWith: 'limit_windows' },
 ];
 
 export async function hasCitus(db: Db): Promise<boolean> {

@@ -219,6 +219,24 @@ export interface InsightsTable {
   last_modified_at: Timestamp;
 }
 
+/** A key's requests counted in one budget's window, across every process (migration 0012). */
+export interface LimitWindowsTable {
+  subject: string;
+  budget: string;
+  window_start: Timestamp;
+  hits: number;
+  expires_at: Timestamp;
+}
+
+/** A heavy-request slot held by one process until released or lapsed (migration 0012). */
+export interface HeavySlotLeasesTable {
+  subject: string;
+  slot: number;
+  holder: string;
+  taken_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -240,6 +258,8 @@ export interface Database {
   property_definitions: PropertyDefinitionsTable;
   event_properties: EventPropertiesTable;
   insights: InsightsTable;
+  limit_windows: LimitWindowsTable;
+  heavy_slot_leases: HeavySlotLeasesTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -107,9 +107,13 @@ export async function dropCitusDatabase(baseUrl: string, workers: CitusNode[], n
 
 // Queries that may run on many shards: those over events of one project (spread over every worker
 // by distinct id; the views of one project fan out by design, never across projects), and the weekly deletion batch's listing of every
-// project's pending tasks. Every other query must be routed to one shard (or to one copy of a
+// project's pending tasks, and the minutely sweep of expired limit windows and slot leases. Every other query must be routed to one shard (or to one copy of a
 // reference table); Citus raises an error for it otherwise.
-const MAY_FAN_OUT = [/\bevents\b/, /^select .* from "deletion_tasks" inner join "teams"/s];
+const MAY_FAN_OUT = [
+  /\bevents\b/,
+  /^select .* from "deletion_tasks" inner join "teams"/s,
+  /^delete from "(limit_windows|heavy_slot_leases)" where "expires_at" < now\(\)$/,
+];
 
 /**
  * Starts a test's own query that reads every shard on purpose (a snapshot of the whole database to

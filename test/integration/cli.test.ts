@@ -350,7 +350,7 @@ describe(`herd CLI (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const untouched = { DATA_DIR: fresh };
     // Each command's usage and options as contract §1 gives them.
     const contract: Record<string, { usage: string; flags: string[] }> = {
-      serve: { usage: 'herd serve [--json]', flags: [] },
+      serve: { usage: 'herd serve [--workers N|auto] [--json]', flags: ['--workers N|auto'] },
       migrate: { usage: 'herd migrate [--json]', flags: [] },
       bootstrap: {
         usage: 'herd bootstrap --email E [--first-name F] [--organization-name N] [--project-name P] [--json]',

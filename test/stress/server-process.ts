@@ -84,6 +84,8 @@ export interface ServerProcess {
 export async function startServerProcess(
   database: StressDatabase,
   extraEnv: Record<string, string> = {},
+  /** Arguments after `herd serve` (`--workers 3`). */
+  serveArgs: string[] = [],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -97,7 +99,11 @@ export async function startServerProcess(
     ...extraEnv,
   };
   if (!database.env.DATABASE_URL) delete env.DATABASE_URL;
-  const child = spawn(process.execPath, serverCommand(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serverCommand(), ...serveArgs], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk) => (output = (output + chunk.toString()).slice(-20_000)));
   child.stderr?.on('data', (chunk) => (output = (output + chunk.toString()).slice(-20_000)));

@@ -8,6 +8,7 @@ import * as personOrder from './0008_events_person_order.ts';
 import * as scaleOut from './0009_scale_out.ts';
 import * as accessChanges from './0010_access_changes.ts';
 import * as eventsPage from './0011_events_page.ts';
+import * as sharedLimits from './0012_shared_limits.ts';
 import * as privacy from './0013_privacy.ts';
 import * as eventsList from './0016_events_list.ts';
 import * as definitions from './0017_definitions.ts';
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0009_scale_out': scaleOut,
   '0010_access_changes': accessChanges,
   '0011_events_page': eventsPage,
+  '0012_shared_limits': sharedLimits,
   '0013_privacy': privacy,
   '0016_events_list': eventsList,
   '0017_definitions': definitions,

@@ -3,6 +3,7 @@
 // membership and level in the platform's order, then applies the key's rate limits.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
 import { throttled } from '../../errors.ts';
 import { AccessCache } from '../../modules/access/access-cache.ts';
@@ -12,6 +13,7 @@ import {
   type OrganizationAccess,
   type ProjectAccess,
 } from '../../modules/access/access.service.ts';
+import { sharedRateLimitStore, type SharedLimits } from './shared-limits.ts';
 
 export interface AccessRule {
   scopes: string[];
@@ -57,23 +59,25 @@ export function projectAccessOf(request: FastifyRequest): ProjectAccess {
   return access;
 }
 
-/** Requests per key: a minute's burst and an hour's total, per tier (the analytics tier on top of the default). */
-export const RATE_LIMITS = {
-  default: { burst: 480, sustained: 4800 },
-  analytics: { burst: 240, sustained: 1200 },
-};
+/** Requests per key by default (RATE_LIMIT_PER_MINUTE and the like may change them), as the docs state them. */
+export const RATE_LIMITS = DEFAULT_RATE_LIMITS;
 
 // `isAllowed` only means "on the allow list"; `isExceeded` is the verdict.
 type Limiter = (request: FastifyRequest) => Promise<{ isExceeded: boolean; ttlInSeconds?: number }>;
 
-/** A bucket of `max` requests per `timeWindow` and key; only once registerAccess registered the plugin (RATE_LIMIT on). */
+/**
+ * A bucket of `max` requests per `timeWindow` and key, counted under `budget` (its name in a shared
+ * store, LIMITS_STORE=database); only once registerAccess registered the plugin (RATE_LIMIT on).
+ */
 export function createLimiter(
   app: FastifyInstance,
+  budget: string,
   max: number,
   timeWindow: string,
   keyGenerator: (request: FastifyRequest) => string,
 ): Limiter {
-  return app.createRateLimit({ max, timeWindow, keyGenerator }) as unknown as Limiter;
+  const options = { max, timeWindow, keyGenerator, budget } as Parameters<typeof app.createRateLimit>[0];
+  return app.createRateLimit(options) as unknown as Limiter;
 }
 
 /** Counts the request in each bucket; 429 `throttled` with Retry-After once one is over. */
@@ -84,24 +88,36 @@ export async function applyLimits(limiters: Limiter[], request: FastifyRequest):
   }
 }
 
-export async function registerAccess(app: FastifyInstance, deps: Deps) {
+export async function registerAccess(app: FastifyInstance, deps: Deps, shared: SharedLimits | null = null) {
   app.decorateRequest('access', null);
   const cache = deps.changes ? await AccessCache.open(deps.changes) : null;
   if (cache) app.addHook('onClose', async () => cache.close());
 
   let limiters: Record<'default' | 'analytics', Limiter[]> | null = null;
   if (deps.config.rateLimit) {
-    await app.register(rateLimit, { global: false });
-    const keyOf = (request: FastifyRequest) => request.access?.actor.key.id ?? request.ip;
-    const create = (max: number, timeWindow: string) => createLimiter(app, max, timeWindow, keyOf);
-    const ordinary = [create(RATE_LIMITS.default.burst, '1 minute'), create(RATE_LIMITS.default.sustained, '1 hour')];
+    // With a shared store every process counts in the database (shared-limits.ts); else in memory.
+    await app.register(rateLimit, {
+      global: false,
+      ...(shared ? { store: sharedRateLimitStore(shared.budgets) } : {}),
+    });
+    const keyOf = (request: FastifyRequest) => {
+      const key = request.access?.actor.key.id;
+      return key === undefined ? `ip:${request.ip}` : `key:${key}`;
+    };
+    const create = (budget: string, max: number, timeWindow: string) =>
+      createLimiter(app, budget, max, timeWindow, keyOf);
+    const budgets = deps.config.rateLimits;
+    const ordinary = [
+      create('minute', budgets.default.burst, '1 minute'),
+      create('hour', budgets.default.sustained, '1 hour'),
+    ];
     // As the platform's heavier endpoints: their own buckets on top of the ordinary ones.
     limiters = {
       default: ordinary,
       analytics: [
         ...ordinary,
-        create(RATE_LIMITS.analytics.burst, '1 minute'),
-        create(RATE_LIMITS.analytics.sustained, '1 hour'),
+        create('analytics-minute', budgets.analytics.burst, '1 minute'),
+        create('analytics-hour', budgets.analytics.sustained, '1 hour'),
       ],
     };
   }

@@ -5,6 +5,21 @@
 import type { FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 
+interface MetricValueJson {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+}
+/** One process's metrics as prom-client's JSON (`getMetricsAsJSON`), for adding up a fleet's (AggregatorRegistry.aggregate). */
+export type MetricsJson = { name: string; help: string; type: string; aggregator: string; values: MetricValueJson[] }[];
+/** In a worker of `herd serve --workers N` (src/fleet.ts): /metrics adds up every worker's. */
+export interface FleetMetrics {
+  /** This worker's own metrics, for the primary's collection. */
+  attach(own: () => Promise<MetricsJson>): void;
+  /** Every worker's metrics added up, rendered. */
+  gather(): Promise<string>;
+}
+
 const REQUESTS = 'herd_http_requests_total';
 const LATENCY = 'herd_http_request_duration_seconds';
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -12,6 +27,8 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 interface Series {
   /** `method="…",route="…",status="…"`, escaped for the exposition format. */
   labels: string;
+  /** The same labels as an object (for the JSON a fleet adds up). */
+  labelObject: Record<string, string>;
   count: number;
   sum: number;
   /** Observations per bucket (not cumulative); the last is past every bound. */
@@ -39,7 +56,44 @@ function render(all: Series[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function registerMetrics(app: FastifyInstance) {
+/** The two request metrics as prom-client's JSON, summed across processes by the aggregator. */
+function asJson(all: Series[]): MetricsJson {
+  const latency: MetricValueJson[] = [];
+  for (const series of all) {
+    let cumulative = 0;
+    BUCKETS.forEach((bound, index) => {
+      cumulative += series.buckets[index];
+      latency.push({
+        metricName: `${LATENCY}_bucket`,
+        labels: { le: bound, ...series.labelObject },
+        value: cumulative,
+      });
+    });
+    latency.push(
+      { metricName: `${LATENCY}_bucket`, labels: { le: '+Inf', ...series.labelObject }, value: series.count },
+      { metricName: `${LATENCY}_sum`, labels: series.labelObject, value: series.sum },
+      { metricName: `${LATENCY}_count`, labels: series.labelObject, value: series.count },
+    );
+  }
+  return [
+    {
+      name: REQUESTS,
+      help: 'HTTP requests answered, by method, route and status',
+      type: 'counter',
+      aggregator: 'sum',
+      values: all.map((series) => ({ labels: series.labelObject, value: series.count })),
+    },
+    {
+      name: LATENCY,
+      help: 'HTTP request latency, by method, route and status',
+      type: 'histogram',
+      aggregator: 'sum',
+      values: latency,
+    },
+  ];
+}
+
+export function registerMetrics(app: FastifyInstance, fleet: FleetMetrics | null = null) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const all: Series[] = [];
@@ -52,7 +106,8 @@ export function registerMetrics(app: FastifyInstance) {
     let series = ofMethod.get(status);
     if (!series) {
       const labels = `method="${escapeLabel(method)}",route="${escapeLabel(route)}",status="${status}"`;
-      series = { labels, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
+      const labelObject = { method, route, status: String(status) };
+      series = { labels, labelObject, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
       ofMethod.set(status, series);
       all.push(series);
     }
@@ -70,8 +125,11 @@ export function registerMetrics(app: FastifyInstance) {
     done();
   });
 
+  const own = async () => [...((await registry.getMetricsAsJSON()) as unknown as MetricsJson), ...asJson(all)];
+  fleet?.attach(own);
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(registry.contentType);
+    if (fleet) return fleet.gather();
     return (await registry.metrics()) + render(all);
   });
 }

@@ -10,6 +10,7 @@ import { isQueryCanceled, withQueryBudget, type QueryBudget } from '../../db/que
 import type { Deps } from '../../deps.ts';
 import { concurrencyLimited, queryTimeout, type AppError } from '../../errors.ts';
 import { HeavyRefusal, HeavySlots, type HeavyLimit } from './heavy-slots.ts';
+import type { SharedLimits } from './shared-limits.ts';
 
 /** `scan`: heavy, under the ordinary time limit; `analytics`: heavy, under the analytical one. */
 export type HeavyKind = 'scan' | 'analytics';
@@ -44,7 +45,7 @@ export function statementTimeoutError(request: FastifyRequest, error: FastifyErr
   return queryTimeout(limitMs);
 }
 
-export function registerRequestLimits(app: FastifyInstance, deps: Deps) {
+export function registerRequestLimits(app: FastifyInstance, deps: Deps, shared: SharedLimits | null = null) {
   const limits = deps.config.statementTimeoutMs;
   const slots = new HeavySlots(deps.config.heavyRequests);
   app.decorateRequest('queryBudget', null);
@@ -73,11 +74,31 @@ export function registerRequestLimits(app: FastifyInstance, deps: Deps) {
     if (closed()) onClose();
     reply.raw.once('close', onClose);
     try {
-      const slot = await slots.acquire({ key, project: String(project) }, gone.signal);
+      const owner = { key: String(key), project: String(project) };
+      const since = Date.now();
+      const slot = await slots.acquire(owner, gone.signal);
       // Held until the response is over: a CSV export still reads the database while it streams.
       reply.raw.once('close', slot.release);
       if (closed()) slot.release();
-      if (slot.waitedMs > 0) reply.header('server-timing', `queue;dur=${slot.waitedMs}`);
+      if (shared) {
+        // This process's slot first, then the deployment's: the process bound holds however the database answers.
+        const { perKey, perProject, queueWaitMs } = deps.config.heavyRequests;
+        const wait = Math.max(0, queueWaitMs - (Date.now() - since));
+        const held = await shared.slots.acquire(owner, { perKey, perProject }, wait, gone.signal).catch((error) => {
+          slot.release();
+          throw error;
+        });
+        if ('blocked' in held) {
+          slot.release();
+          const max = held.blocked === 'key' ? perKey : perProject;
+          throw new HeavyRefusal(held.blocked, max);
+        }
+        reply.raw.once('close', held.release);
+        if (closed()) held.release();
+      }
+      const waitedMs = Date.now() - since;
+      if (slot.waitedMs > 0 || waitedMs > 50)
+        reply.header('server-timing', `queue;dur=${Math.max(slot.waitedMs, waitedMs)}`);
     } catch (error) {
       if (error instanceof HeavyRefusal) throw concurrencyLimited(refusalDetail(error.limit, error.max));
       throw error;

@@ -1,5 +1,6 @@
 // Privacy requests: export one person, delete a person's events (the person stays), delete or
 // scrub a time range's events, list those tasks and cancel a pending one.
+import { requestPersonEventsDeletion } from '../../modules/persons/person-events-deletion.service.ts';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { DeletionTask, statusFilterOf } from '../../modules/deletions/deletions.schemas.ts';
@@ -14,7 +15,6 @@ import {
   cancelTask,
   listEventDeletionsPage,
   requestEventDeletion,
-  requestPersonEventsDeletion,
 } from '../../modules/deletions/event-deletions.service.ts';
 import { exportPerson } from '../../modules/persons/person-export.service.ts';
 import { ActivityEntry, Person, PersonParams } from '../../modules/persons/persons.schemas.ts';

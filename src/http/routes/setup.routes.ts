@@ -17,8 +17,8 @@ export const setupRoutes: RouteModule = (app, deps) => {
   const byAddress = (request: FastifyRequest) => request.ip;
   const limiters = deps.config.rateLimit
     ? [
-        createLimiter(app, SETUP_ATTEMPTS.perMinute, '1 minute', byAddress),
-        createLimiter(app, SETUP_ATTEMPTS.perHour, '1 hour', byAddress),
+        createLimiter(app, 'setup-minute', SETUP_ATTEMPTS.perMinute, '1 minute', byAddress),
+        createLimiter(app, 'setup-hour', SETUP_ATTEMPTS.perHour, '1 hour', byAddress),
       ]
     : [];
 

@@ -1,4 +1,4 @@
-// Privacy requests on events: delete a person's events (the person stays), delete or scrub the
+// Privacy requests on events (a person's own: persons/person-events-deletion.service.ts): delete or scrub the
 // events of a time range, list those tasks, cancel one before it runs. Each request is recorded in
 // the activity log in the transaction that queues or cancels it; the deletion batch does the work.
 import type { JsonObject, TeamRow } from '../../db/schema.ts';
@@ -9,17 +9,10 @@ import { parseUtcDate } from '../../utc-date.ts';
 import type { PageRequest } from '../../wire/page.ts';
 import type { Actor } from '../access/access.service.ts';
 import { personActivity, recordActivity, type NewActivity } from '../activity/activity.repository.ts';
-import { lockPerson } from '../persons/persons.repository.ts';
-import { requirePerson } from '../persons/persons.service.ts';
 import { PERSON_KINDS, RANGE_KINDS, type DeletionKind } from './deletion-selection.ts';
-import { cancelDeletionTask, listDeletionTasks } from './deletions.repository.ts';
-import type { DeletionStatus, DeletionTaskWire } from './deletions.schemas.ts';
-import {
-  findEventDeletion,
-  listEventDeletions,
-  queuePersonEventsDeletion,
-  queueRangeTask,
-} from './event-deletions.repository.ts';
+import { cancelDeletionTask } from './deletions.repository.ts';
+import type { DeletionStatus } from './deletions.schemas.ts';
+import { findEventDeletion, listEventDeletions, queueRangeTask } from './event-deletions.repository.ts';
 import type { EventDeletionBodyWire, EventDeletionWire } from './event-deletions.schemas.ts';
 
 /** An entry about an event deletion task (scope "EventDeletion", the task id as item). */
@@ -39,39 +32,6 @@ export function eventDeletionActivity(
     userId,
     detail: { changes: null, name: task.kind, ...counts },
   };
-}
-
-/** Queues the deletion of every event of the person's distinct ids stored so far; the person stays. */
-export async function requestPersonEventsDeletion(
-  deps: Deps,
-  actor: Actor,
-  input: { project: TeamRow; id: string },
-): Promise<DeletionTaskWire> {
-  const { project } = input;
-  const found = await requirePerson(deps.db, project, input.id);
-  const now = deps.clock.now();
-  const taskId = await deps.db.transaction().execute(async (trx) => {
-    // Under the person's lock, so a merge or split running now does not change the ids under us.
-    await lockPerson(trx, project.id, found.id);
-    const person = await requirePerson(trx, project, String(found.id));
-    const id = await queuePersonEventsDeletion(
-      trx,
-      {
-        teamId: project.id,
-        personId: person.id,
-        personUuid: person.uuid,
-        distinctIds: person.distinct_ids,
-        createdById: actor.user.id,
-      },
-      now,
-    );
-    await recordActivity(trx, personActivity(project, person, 'events_deletion_queued', null, actor.user.id), now);
-    return id;
-  });
-  const page = await listDeletionTasks(deps.db, project.id, { personUuid: found.uuid }, { limit: 100, offset: 0 });
-  const task = page.results.find((row) => row.id === taskId);
-  if (!task) throw new Error('the queued task is not found');
-  return task;
 }
 
 function dateOf(raw: string, attr: string): Date {

@@ -18,11 +18,22 @@ export class SetupGate implements SetupTokenCheck {
     this.#digest = digest;
   }
 
-  /** A gate and its token (which nothing keeps: print it now), or null when the database holds a user. */
-  static async open(db: Db): Promise<{ gate: SetupGate; token: string } | null> {
-    if (await anyUserExists(db)) return null;
+  /** A new token and the hex digest a fleet's primary hands its workers (HERD_SETUP_DIGEST). */
+  static newToken(): { token: string; digest: string } {
     const token = crypto.randomBytes(TOKEN_BYTES).toString('base64url');
-    return { gate: new SetupGate(digestOf(token)), token };
+    return { token, digest: digestOf(token).toString('hex') };
+  }
+
+  /**
+   * A gate, or null when the database holds a user. Without `digest` it makes a token (which
+   * nothing keeps: print it now); with one (a fleet's worker) it checks that digest's token, and
+   * the primary that made it prints the link.
+   */
+  static async open(db: Db, digest: string | null = null): Promise<{ gate: SetupGate; token: string | null } | null> {
+    if (await anyUserExists(db)) return null;
+    if (digest !== null) return { gate: new SetupGate(Buffer.from(digest, 'hex')), token: null };
+    const { token, digest: made } = SetupGate.newToken();
+    return { gate: new SetupGate(Buffer.from(made, 'hex')), token };
   }
 
   get isOpen(): boolean {
