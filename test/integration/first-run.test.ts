@@ -4,6 +4,7 @@
 // token, and on PostgreSQL two servers raced with their own tokens create one account.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -132,6 +133,47 @@ async function checkJsonServe(env: Record<string, string>) {
   }
   assert.equal(stdout.split('\n').filter((line) => line !== '').length, 1, stdout);
 }
+
+/** A POST /api/setup/ on a connection of its own (so a fleet's primary hands each to the next worker). */
+function setupOnNewConnection(base: string, body: Record<string, unknown>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const request = http.request(
+      `${base}/api/setup/`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+      (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    request.once('error', reject);
+    request.end(text);
+  });
+}
+
+describe('a fleet of workers on an empty PostgreSQL database', () => {
+  if (onPostgres)
+    it('prints one link, and every worker takes its token', async () => {
+      const database = await createEmptyDatabase();
+      const fleet = await serve({ DATABASE_URL: database.url, WEB_CONCURRENCY: '3' });
+      try {
+        const { token } = await printedLink(fleet);
+        // The right token with a bad e-mail: 400 from a worker that knows the token, 403 from one that does not.
+        const checked = [];
+        for (let i = 0; i < 9; i++)
+          checked.push(await setupOnNewConnection(fleet.url, { token, email: 'not-an-email' }));
+        assert.deepEqual(checked, Array(9).fill(400));
+        assert.equal(await setupOnNewConnection(fleet.url, { token, email: 'ada@example.com' }), 201);
+        const after = [];
+        for (let i = 0; i < 6; i++)
+          after.push(await setupOnNewConnection(fleet.url, { token, email: 'eve@example.com' }));
+        assert.deepEqual(after, Array(6).fill(404));
+      } finally {
+        assert.equal(await fleet.stop(), 0);
+        await database.drop();
+      }
+    });
+});
 
 describe('servers on one PostgreSQL database, each with its own link', () => {
   if (onPostgres)
