@@ -54,3 +54,14 @@ export async function setupTestApp(
   };
   return { app, deps, database, clock, close };
 }
+
+export type InjectMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A request through the app with `headers`; a payload goes as it is (inject sends an object as JSON). */
+export const injectAs = (
+  ctx: TestContext,
+  method: InjectMethod,
+  url: string,
+  payload: unknown,
+  headers: Record<string, string>,
+) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setupTestApp, type TestContext } from '../helpers/app.ts';
+import { setupTestApp, type TestContext, injectAs, type InjectMethod } from '../helpers/app.ts';
 import {
   makePerson,
   makeProject,
@@ -40,12 +40,8 @@ describe('cohorts', () => {
   });
   after(() => ctx.close());
 
-  const call = (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-    headers: Record<string, string> = tenant.headers,
-  ) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+  const call = (method: InjectMethod, url: string, payload?: unknown, headers = tenant.headers) =>
+    injectAs(ctx, method, url, payload, headers);
   const personIds = async (filter: unknown) =>
     (await call('GET', `/api/projects/${tenant.project.id}/persons/?properties=${enc(filter)}`))
       .json()

@@ -2,7 +2,7 @@
 // paging, search, validation of `filters`, and every change in the activity log.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestContext } from '../helpers/app.ts';
+import { injectAs, type InjectMethod, type TestContext } from '../helpers/app.ts';
 import { setupTwoTenants } from '../helpers/two-tenants.ts';
 import { bearer, makeKey, makeProject, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 
@@ -17,12 +17,8 @@ before(async () => {
 });
 after(() => ctx.close());
 
-const call = (
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = tenant.headers,
-) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+const call = (method: InjectMethod, url: string, payload?: unknown, headers = tenant.headers) =>
+  injectAs(ctx, method, url, payload, headers);
 const base = (target: Tenant = tenant) => `/api/projects/${target.project.id}/insights`;
 
 const activityOf = (id: number) =>

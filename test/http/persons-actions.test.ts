@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runDeletionBatch } from '../../src/jobs/deletion-batch.ts';
-import { setupTestApp, type TestContext } from '../helpers/app.ts';
+import { setupTestApp, type TestContext, injectAs, type InjectMethod } from '../helpers/app.ts';
 import { makePerson, makeTenant, makeTenantMember, type Tenant } from '../helpers/factories.ts';
 
 describe('person updates, deletes and splits', () => {
@@ -18,12 +18,8 @@ describe('person updates, deletes and splits', () => {
   });
   after(() => ctx.close());
 
-  const call = (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-    headers: Record<string, string> = tenant.headers,
-  ) => ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as string }) });
+  const call = (method: InjectMethod, url: string, payload?: unknown, headers = tenant.headers) =>
+    injectAs(ctx, method, url, payload, headers);
   const seed = (properties: Record<string, unknown>, distinctIds: string[]) =>
     makePerson(ctx.deps.db, tenant.project.id, { properties, distinctIds });
   const activityOf = async (id: number) => (await call('GET', `${base}/${id}/activity/`)).json().results;
