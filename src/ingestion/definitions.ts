@@ -165,6 +165,11 @@ export async function recordBatchDefinitions(
   await writeEntries(db, teamId, new Map(entries.map((entry) => [entry, at])));
 }
 
+/** What this process buffered for `db`, written now (nothing when it buffered nothing). */
+export function flushBufferedDefinitions(db: Db): Promise<void> {
+  return buffers.get(db)?.flush() ?? Promise.resolve();
+}
+
 /** Before a read of the definitions: what this process buffered is written. */
 export function flushDefinitions(deps: Deps): Promise<void> {
   return definitionsBufferOf(deps).flush();

@@ -1,5 +1,6 @@
 // Generic tools of the reliability harnesses: the operations of the OpenAPI document, minimal valid
 // values from their schemas, database snapshots (row counts + row hashes) and bounded requests.
+import { flushBufferedDefinitions } from '../../src/ingestion/definitions.ts';
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -175,6 +176,9 @@ export type Snapshot = Record<string, { rows: number; hash: string }>;
  * a key legitimately stamps it (at most once an hour), and it is not tenant data.
  */
 export async function snapshotDatabase(db: Db): Promise<Snapshot> {
+  // The definitions capture buffered are written first (else a second later, during whatever
+  // request runs then): their rows count for the request that captured, the one before this snapshot.
+  await flushBufferedDefinitions(db);
   const tables = await tablesOf(db);
   const parts = tables.map(
     (name) => sql`select ${name}::text as name, count(*)::int as rows,

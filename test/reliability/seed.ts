@@ -83,6 +83,13 @@ async function seedProjectObjects(
     ]),
   });
   seeded.push(`captured events (${label})`);
+  const event = await deps.db
+    .selectFrom('events')
+    .select('uuid')
+    .where('team_id', '=', project.id)
+    .orderBy('timestamp')
+    .executeTakeFirstOrThrow();
+  ids.events = [event.uuid];
   const persons = await personIds(deps, project);
   if (persons.length !== 1) throw new Error(`seeding: the capture left ${persons.length} persons in ${label}, not 1`);
   ids.persons = [persons[0].id, persons[0].uuid];
@@ -114,6 +121,14 @@ async function seedProjectObjects(
     ids.cohorts ??= [String(res.json().id)];
     seeded.push(`cohort (${label})`);
   }
+  const insight = await injectExpecting(app, 201, {
+    method: 'POST',
+    url: `${base}/insights/`,
+    headers: tenant.headers,
+    payload: { name: `${label} insight`, filters: { insight: 'TRENDS', events: [{ id: '$pageview' }] } },
+  });
+  ids.insights = [String(insight.json().id)];
+  seeded.push(`saved insight (${label})`);
   return { ids, distinctIds };
 }
 

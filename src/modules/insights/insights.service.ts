@@ -139,7 +139,6 @@ export async function updateInsight(
   actor: Actor,
   input: InsightInput & { project: TeamRow; id: number },
 ): Promise<SavedInsightWire> {
-  const filters = input.filters === undefined ? undefined : checkedFilters(input.filters);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
     if (input.deleted === true) {
@@ -150,6 +149,8 @@ export async function updateInsight(
     }
     const before = await findInsight(trx, input.project.id, input.id);
     if (!before) throw notFound();
+    // After the lookup: another project's insight is a 404 whatever the body.
+    const filters = input.filters === undefined ? undefined : checkedFilters(input.filters);
     const changes = changesOf(before, { name: input.name, description: input.description, filters });
     if (changes.length === 0) return serializeInsight(trx, before);
     const row = await updateInsightRow(trx, input.project.id, input.id, {
