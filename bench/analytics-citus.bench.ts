@@ -19,8 +19,8 @@ import { defaultConfig } from '../src/config.ts';
 import type { DatabaseHandle } from '../src/db/database.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
-import { SEED_END, seedAnalytics } from './analytics-seed.ts';
-import { ANALYTICS_VIEWS } from './analytics-views.ts';
+import { SEED_END, seedAnalytics, seededCohortId } from './analytics-seed.ts';
+import { ANALYTICS_VIEWS, paramsOf } from './analytics-views.ts';
 import {
   DEFAULT_CITUS_WORKERS,
   describeCitus,
@@ -60,6 +60,8 @@ interface Target {
   seedMs: number;
   count: () => Promise<unknown>;
   request: (path: string, params: Record<string, unknown>) => Promise<unknown>;
+  /** The id of the project's seeded static cohort. */
+  cohort: number;
   close: () => Promise<void>;
 }
 
@@ -67,6 +69,7 @@ async function prepare(label: string, handle: DatabaseHandle, databaseUrl: strin
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seedAnalytics(handle, teamId, EVENTS, PERSONS);
+  const cohort = await seededCohortId(handle.db, teamId);
   const config = defaultConfig({
     rateLimit: false,
     databaseUrl,
@@ -77,6 +80,7 @@ async function prepare(label: string, handle: DatabaseHandle, databaseUrl: strin
   return {
     label,
     seedMs,
+    cohort,
     count: () => sql`select count(*) from events where team_id = ${teamId} and ${MONTH_COUNT}`.execute(handle.db),
     request: async (path, params) => {
       const query = new URLSearchParams(
@@ -140,7 +144,7 @@ async function main() {
     ['baseline: count(*) of the month', (t) => t.count()],
     ...views.map((view): [string, (t: Target) => Promise<unknown>] => [
       view.label,
-      (t) => t.request(view.path, view.params),
+      (t) => t.request(view.path, paramsOf(view, t.cohort)),
     ]),
     ['baseline again: count(*) of the month', (t) => t.count()],
   ];

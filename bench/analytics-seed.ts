@@ -6,7 +6,18 @@ import type { DatabaseHandle } from '../src/db/database.ts';
 export const SEED_DAYS = 30;
 export const SEED_END = new Date('2024-02-01T00:00:00Z');
 
-/** Seeds a project's persons and events; answers the milliseconds it took. */
+/** The name of the seeded static cohort (seededCohortId finds it). */
+const SEED_COHORT = 'Every third person';
+
+/** The id of the static cohort seedAnalytics made in the project. */
+export async function seededCohortId(db: DatabaseHandle['db'], teamId: number): Promise<number> {
+  const found = await sql<{
+    id: number;
+  }>`select id from cohorts where team_id = ${teamId} and name = ${SEED_COHORT}`.execute(db);
+  return Number(found.rows[0].id);
+}
+
+/** Seeds a project's persons (a static cohort of every third one) and events; answers the milliseconds it took. */
 export async function seedAnalytics(
   handle: DatabaseHandle,
   teamId: number,
@@ -23,6 +34,13 @@ export async function seedAnalytics(
     select team_id, 'user-' || id, id from persons where team_id = ${teamId}`.execute(db);
   const base = await sql<{ min: number }>`select min(id) as min from persons where team_id = ${teamId}`.execute(db);
   const first = Number(base.rows[0].min);
+  // A static cohort of every third person, for the views broken down or narrowed by a cohort.
+  await sql`insert into cohorts (team_id, name, is_static, created_at) values (${teamId}, ${SEED_COHORT}, true, ${SEED_END}::timestamptz)`.execute(
+    db,
+  );
+  await sql`insert into cohort_people (team_id, cohort_id, person_id)
+    select p.team_id, c.id, p.id from persons p join cohorts c on c.team_id = p.team_id and c.name = ${SEED_COHORT}
+    where p.team_id = ${teamId} and (p.id - ${first}) % 3 = 0`.execute(db);
   // Event mix: half pageviews, then signups, purchases and noise, over the last 30 days in arrival
   // order (as ingestion writes them), each event from a pseudo-random person. Hashes, not random():
   // two databases seeded alike hold the same events (analytics-citus.bench.ts compares answers).

@@ -6,7 +6,13 @@ export interface BenchView {
   label: string;
   range: Range;
   path: string;
-  params: Record<string, unknown>;
+  /** The query parameters; a function of the seeded static cohort's id (analytics-seed.ts) when they name it. */
+  params: Record<string, unknown> | ((cohort: number) => Record<string, unknown>);
+}
+
+/** A view's parameters, given the id of the project's seeded cohort. */
+export function paramsOf(view: BenchView, cohort: number): Record<string, unknown> {
+  return typeof view.params === 'function' ? view.params(cohort) : view.params;
 }
 
 const month = { date_from: '2024-01-02', date_to: '2024-01-31' };
@@ -69,6 +75,18 @@ export const ANALYTICS_VIEWS: BenchView[] = [
     params: { events: steps, funnel_step: '-2', ...month },
   },
   {
+    label: 'funnel persons, 3 steps, step 3 of a static cohort',
+    range: 'month',
+    path: 'persons/funnel',
+    params: (cohort) => ({
+      events: steps,
+      funnel_step: '3',
+      breakdown_type: 'cohort',
+      funnel_step_breakdown: cohort,
+      ...month,
+    }),
+  },
+  {
     label: 'retention persons, cohort 0 of 30 days',
     range: 'month',
     path: 'persons/retention',
@@ -106,6 +124,12 @@ export const ANALYTICS_VIEWS: BenchView[] = [
     params: { events: [{ id: '$pageview' }], shown_as: 'Lifecycle', ...month },
   },
   { label: 'funnel insight, 3 steps', range: 'month', path: 'insights/funnel', params: { events: steps, ...month } },
+  {
+    label: 'funnel insight, 3 steps by a static cohort and all',
+    range: 'month',
+    path: 'insights/funnel',
+    params: (cohort) => ({ events: steps, breakdown: [cohort, 'all'], breakdown_type: 'cohort', ...month }),
+  },
   {
     label: 'funnel insight, conversion per day',
     range: 'month',

@@ -17,8 +17,8 @@ import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
-import { SEED_END, seedAnalytics } from './analytics-seed.ts';
-import { ANALYTICS_VIEWS, type Range } from './analytics-views.ts';
+import { SEED_END, seedAnalytics, seededCohortId } from './analytics-seed.ts';
+import { ANALYTICS_VIEWS, paramsOf, type Range } from './analytics-views.ts';
 import { describeDatabase, openBenchDatabase, printTable, ratio, timeByTurns } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -115,6 +115,7 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
   const tenant = await makeTenant(handle.db);
   const teamId = tenant.project.id;
   const seedMs = await seedAnalytics(handle, teamId, events, Math.max(1, Math.round(events / 10)));
+  const cohort = await seededCohortId(handle.db, teamId);
   const config = defaultConfig({
     rateLimit: false,
     databaseUrl: pgUrl,
@@ -149,13 +150,13 @@ async function measureSize(pgUrl: string | null, events: number): Promise<Measur
     if (other) {
       const [base, before, p50] = await timeTurns([
         count(view.range),
-        () => request(view.path, view.params, other),
-        () => request(view.path, view.params),
+        () => request(view.path, paramsOf(view, cohort), other),
+        () => request(view.path, paramsOf(view, cohort)),
       ]);
       measured.push({ label: view.label, range: view.range, p50, p95: 0, baseline: base, ratio: p50 / base, before });
       continue;
     }
-    const timed = await timePaired(() => request(view.path, view.params), count(view.range));
+    const timed = await timePaired(() => request(view.path, paramsOf(view, cohort)), count(view.range));
     measured.push({ label: view.label, range: view.range, ...timed, ratio: timed.p50 / timed.baseline });
   }
   // The baselines once more at the end: the machine is shared, so both ends of the run are shown.

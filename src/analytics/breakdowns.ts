@@ -3,7 +3,7 @@
 // breakdown lists, and one breakdown value (a persons view's narrowing) as a condition.
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
-import { filterSql, parseFilter, resolveFilter, type FilterNode } from './filters.ts';
+import { filterReads, filterSql, parseFilter, resolveFilter, type FilterNode, type FilterReads } from './filters.ts';
 import { intParam, jsonParam, stringParam, type RawParams } from './params.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -167,4 +167,12 @@ export function breakdownValueConditionSql(value: BreakdownValue, teamId: number
   if (value.kind === 'cohort') return filterSql(value.filter, teamId);
   if (value.kind === 'equal') return sql`${breakdownValueSql(value.type, value.key)} = ${value.value}`;
   return filterSql(value.filter, teamId);
+}
+
+/** What the condition of breakdownValueConditionSql reads of the event row `e`. */
+export function breakdownValueReads(value: BreakdownValue): FilterReads {
+  if (value.kind === 'everyone') return filterReads(null);
+  if (value.kind === 'equal')
+    return { ...filterReads(null), [value.type === 'event' ? 'properties' : 'personProperties']: true };
+  return filterReads(value.filter);
 }

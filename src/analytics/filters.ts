@@ -5,7 +5,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
-import { compilePropertyFilter, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
+import { compilePropertyFilter, isGroup, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
 import { resolveCohortFilters } from '../modules/cohorts/cohort-filters.ts';
 import type { ViewContext } from './view-context.ts';
 import { jsonParam, stringParam, type RawParams } from './params.ts';
@@ -50,6 +50,32 @@ export function parseFilter(value: unknown, attr: string): FilterNode {
   } catch (error) {
     throw remapAttr(error, attr);
   }
+}
+
+/** What a filter reads of the event row `e`, besides `person_id`. */
+export interface FilterReads {
+  /** `e.properties` (event property filters). */
+  properties: boolean;
+  /** `e.person_properties` (person property filters, dynamic cohorts' conditions). */
+  personProperties: boolean;
+  /** The members of a static cohort (`cohort_people`), by `e.person_id`. */
+  staticCohort: boolean;
+}
+
+/** What the resolved filter `node` reads (dynamic cohorts' filters included). */
+export function filterReads(node: FilterNode | null): FilterReads {
+  const reads: FilterReads = { properties: false, personProperties: false, staticCohort: false };
+  const visit = (child: FilterNode | null) => {
+    if (!child) return;
+    if (isGroup(child)) child.values.forEach(visit);
+    else if (child.type === 'cohort') {
+      if (child.cohort?.isStatic) reads.staticCohort = true;
+      else visit(child.cohort?.filter ?? null);
+    } else if (child.type === 'event') reads.properties = true;
+    else reads.personProperties = true;
+  };
+  visit(node);
+  return reads;
 }
 
 /** A parsed filter as a condition on the event row `e`. */

@@ -4,6 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { bucketSql, localSql, rangeSql } from './date-range.ts';
 import { entitySql, type Entity } from './entities.ts';
+import { breakdownValueConditionSql, breakdownValueReads, type BreakdownValue } from './breakdowns.ts';
 import { andSql, filterSql, searchTextSql } from './filters.ts';
 import type { FunnelSpec } from './funnel-request.ts';
 import type { ViewContext } from './view-context.ts';
@@ -230,31 +231,53 @@ export function funnelPersonsSql(context: ViewContext, spec: FunnelSpec, scan: F
 }
 
 /**
- * Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first step-1
- * event in the range (first-touch attribution, PostHog's default).
+ * Rows `(person_id, …columns)`: each funnel entrant's first step-1 event in the range (first-touch
+ * attribution, PostHog's default), with `columns` of it (each preceded by its comma).
  */
-export function firstTouchSql(
+function firstTouchRowsSql(
   context: ViewContext,
   spec: FunnelSpec,
   scan: FunnelScan,
-  value: RawBuilder<unknown>,
+  columns: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
   return sql`
-    select distinct on (e.person_id) e.person_id, ${value} as value
+    select distinct on (e.person_id) e.person_id${columns}
     from events e
     where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
       and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${scan.slice ?? sql`true`}
     order by e.person_id, e.timestamp, e.id`;
 }
 
-/** The funnel entrant `f` is one whose first-touch event (firstTouchSql) meets `condition`. */
+/** Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first-touch event. */
+export function firstTouchSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  scan: FunnelScan,
+  value: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return firstTouchRowsSql(context, spec, scan, sql`, ${value} as value`);
+}
+
+/** The funnel entrant `f` is one whose first-touch event (firstTouchSql) has the breakdown value. */
 export function firstTouchMatchSql(
   context: ViewContext,
   spec: FunnelSpec,
   scan: FunnelScan,
-  condition: RawBuilder<unknown>,
+  value: BreakdownValue,
 ): RawBuilder<unknown> {
-  return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, scan, condition)}) b where b.value)`;
+  const condition = breakdownValueConditionSql(value, context.teamId);
+  const reads = breakdownValueReads(value);
+  if (!reads.staticCohort)
+    return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, scan, condition)}) b where b.value)`;
+  // A static cohort's members are a subquery over cohort_people. On Citus one in the select list of
+  // a query over events cannot be planned (the tables are not co-located), while one in a where
+  // clause becomes an intermediate result; so the condition is tested on the first-touch rows,
+  // which carry only the columns it reads (a plain static cohort: none, the index alone serves).
+  const columns = [
+    ...(reads.properties ? [sql`, e.properties`] : []),
+    ...(reads.personProperties ? [sql`, e.person_properties`] : []),
+  ];
+  return sql`f.person_id in (select e.person_id from (${firstTouchRowsSql(context, spec, scan, sql.join(columns, sql``))}) e where ${condition})`;
 }
 
 /**

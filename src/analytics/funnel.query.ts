@@ -5,12 +5,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../errors.ts';
 import type { PageRequest } from '../wire/page.ts';
 import { renderActors, selectPersonsByUuid, type ActorsResult } from './actors.ts';
-import {
-  breakdownTypeParam,
-  breakdownValueConditionSql,
-  breakdownValueParam,
-  type BreakdownValue,
-} from './breakdowns.ts';
+import { breakdownTypeParam, breakdownValueParam, type BreakdownValue } from './breakdowns.ts';
 import { bucketSql, formatLocal, localSql, parseDate, truncate } from './date-range.ts';
 import { funnelReachSql } from './funnel-reach.ts';
 import {
@@ -123,9 +118,7 @@ function stepsSelectionSql(
   const condition = stepSelectionSql(steps);
   return (slice) => {
     const scan = { slice, requiredStep };
-    const narrowed = breakdown
-      ? firstTouchMatchSql(context, funnel, scan, breakdownValueConditionSql(breakdown, context.teamId))
-      : sql`true`;
+    const narrowed = breakdown ? firstTouchMatchSql(context, funnel, scan, breakdown) : sql`true`;
     return sql`select f.person_id from (${funnelReachSql(context, funnel, scan)}) f where ${condition} and ${narrowed}`;
   };
 }

@@ -211,6 +211,55 @@ describe('persons/funnel', () => {
     assert.ok(!uuidsOf(unordered.body).includes(p.excluded.uuid));
   });
 
+  it('narrows by a cohort: its members whose first-touch event meets the cohort (static, and dynamic holding one)', async () => {
+    const cohort = async (payload: Record<string, unknown>) => {
+      const res = await a.ctx.app.inject({
+        method: 'POST',
+        url: `/api/projects/${a.teamId}/cohorts/`,
+        headers: a.tenant.headers,
+        payload,
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().id as number;
+    };
+    const some = await cohort({ name: 'Some', is_static: true, distinct_ids: ['full', 'dropAt1', 'retry', 'outside'] });
+    // The free members of Some: reads a person property beside the static members.
+    const freeSome = await cohort({
+      name: 'Free of some',
+      filters: {
+        properties: {
+          type: 'AND',
+          values: [
+            { type: 'cohort', value: some },
+            { key: 'plan', value: 'free' },
+          ],
+        },
+      },
+    });
+    const base = { breakdown_type: 'cohort' };
+    const reached = await funnel({ ...base, funnel_step: '1', funnel_step_breakdown: some });
+    assert.equal(reached.status, 200, reached.text);
+    assert.deepEqual(uuidsOf(reached.body), names('full', 'dropAt1', 'retry'));
+    assert.deepEqual(
+      uuidsOf((await funnel({ ...base, funnel_step: '3', funnel_step_breakdown: String(some) })).body),
+      names('full', 'retry'),
+    );
+    assert.deepEqual(
+      uuidsOf((await funnel({ ...base, funnel_step: '-2', funnel_step_breakdown: [some] })).body),
+      names('dropAt1'),
+    );
+    const free = await funnel({ ...base, funnel_step: '1', funnel_step_breakdown: freeSome });
+    assert.equal(free.status, 200, free.text);
+    assert.deepEqual(uuidsOf(free.body), names('dropAt1', 'retry'));
+    assert.deepEqual(
+      uuidsOf((await funnel({ ...base, funnel_step: '3', funnel_step_breakdown: freeSome })).body),
+      names('retry'),
+    );
+    const unknown = await funnel({ ...base, funnel_step: '1', funnel_step_breakdown: 999999 });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.attr, 'funnel_step_breakdown');
+  });
+
   it('narrows by funnel_step_breakdown, a value and a one-element list being the same', async () => {
     const base = { breakdown: 'plan', breakdown_type: 'person' };
     const pro = await funnel({ ...base, funnel_step: '1', funnel_step_breakdown: 'pro' });

@@ -115,6 +115,53 @@ describe('insights/funnel', () => {
     assert.deepEqual(await linkedUuids(a, none[0].converted_people_url), names('late'));
   });
 
+  it('breaks down by cohorts: a list of steps per cohort, linked to its members', async () => {
+    const created = await a.ctx.app.inject({
+      method: 'POST',
+      url: `/api/projects/${a.teamId}/cohorts/`,
+      headers: a.tenant.headers,
+      payload: { name: 'Early', is_static: true, distinct_ids: ['full', 'dropAt1', 'wrongOrder'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const early = created.json().id as number;
+    const res = await getInsight(a, 'funnel', {
+      events: steps,
+      ...range,
+      breakdown: [early, 'all'],
+      breakdown_type: 'cohort',
+    });
+    assert.equal(res.status, 200, res.text);
+    const [cohort, all] = res.body.result as {
+      breakdown_value: number | string;
+      count: number;
+      average_conversion_time: number | null;
+      converted_people_url: string;
+      dropped_people_url: string | null;
+    }[][];
+    assert.deepEqual(
+      cohort.map((step) => [step.breakdown_value, step.count]),
+      [
+        [early, 3],
+        [early, 1],
+        [early, 1],
+      ],
+    );
+    assert.deepEqual(
+      all.map((step) => [step.breakdown_value, step.count]),
+      [
+        ['all', 5],
+        ['all', 3],
+        ['all', 1],
+      ],
+    );
+    // Only full signed up among Early: one day after its pageview.
+    assert.equal(cohort[1].average_conversion_time, 86_400);
+    assert.deepEqual(await linkedUuids(a, cohort[0].converted_people_url), names('full', 'dropAt1', 'wrongOrder'));
+    assert.deepEqual(await linkedUuids(a, cohort[1].dropped_people_url as string), names('dropAt1', 'wrongOrder'));
+    assert.deepEqual(await linkedUuids(a, cohort[2].converted_people_url), names('full'));
+    assert.deepEqual(await linkedUuids(a, all[1].converted_people_url), names('full', 'dropAt2', 'late'));
+  });
+
   it('answers the conversion rate per entrance period for funnel_viz_type=trends', async () => {
     const res = await getInsight(a, 'funnel', {
       events: steps,

@@ -22,10 +22,7 @@ const range = { date_from: '2024-01-01', date_to: '2024-01-19' };
 const pageviews = (math = 'total') => [{ id: '$pageview', type: 'events', order: 0, math }];
 const signup = { id: 'signup', type: 'events' };
 
-/**
- * Each case: the view (`insights/<name>` or `persons/<name>`) and its query parameters. (No funnel
- * by cohort: on Citus its first-touch cohort condition is a query the cluster cannot plan.)
- */
+/** Each case: the view (`insights/<name>` or `persons/<name>`) and its query parameters. */
 function cases(cohort: number): Record<string, [string, Record<string, unknown>]> {
   const funnel = { events: steps, ...range };
   return {
@@ -37,6 +34,7 @@ function cases(cohort: number): Record<string, [string, Record<string, unknown>]
       { ...funnel, exclusions: [{ id: 'logout', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }] },
     ],
     'funnel-insight-breakdown': ['insights/funnel', { ...funnel, breakdown: 'browser', breakdown_type: 'event' }],
+    'funnel-insight-cohort': ['insights/funnel', { ...funnel, breakdown: [cohort, 'all'], breakdown_type: 'cohort' }],
     'funnel-insight-trends': [
       'insights/funnel',
       { ...funnel, funnel_viz_type: 'trends', funnel_from_step: 0, funnel_to_step: 1 },
@@ -46,6 +44,10 @@ function cases(cohort: number): Record<string, [string, Record<string, unknown>]
     'funnel-persons-breakdown': [
       'persons/funnel',
       { ...funnel, funnel_step: 1, breakdown: 'browser', funnel_step_breakdown: 'Chrome' },
+    ],
+    'funnel-persons-cohort': [
+      'persons/funnel',
+      { ...funnel, funnel_step: 1, breakdown_type: 'cohort', funnel_step_breakdown: cohort },
     ],
     'funnel-persons-trends': [
       'persons/funnel',

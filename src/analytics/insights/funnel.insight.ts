@@ -5,7 +5,6 @@
 import { sql } from 'kysely';
 import { validationError } from '../../errors.ts';
 import { breakdownValueSql, hasBreakdown, insightBreakdownParam, type InsightBreakdown } from '../breakdowns.ts';
-import { filterSql } from '../filters.ts';
 import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { isTrendsMode, parseFunnel, stepSpanParam, type FunnelSpec, type StepSpan } from '../funnel-request.ts';
@@ -103,11 +102,11 @@ async function stepsInsight(
   if (Array.isArray(groups)) {
     return Promise.all(
       groups.map(async (group) => {
-        const condition = group.id === 'all' ? null : filterSql(group.filter, context.teamId);
         const numbers = await stepNumbers(context, spec, (persons, scan) => ({
-          from: condition
-            ? sql`(${persons}) f where ${firstTouchMatchSql(context, spec, scan, condition)}`
-            : sql`(${persons}) f`,
+          from:
+            group.id === 'all'
+              ? sql`(${persons}) f`
+              : sql`(${persons}) f where ${firstTouchMatchSql(context, spec, scan, { kind: 'cohort', filter: group.filter })}`,
           group: sql`''`,
         }));
         const point = group.id === 'all' ? {} : { breakdown_type: type, funnel_step_breakdown: group.id };
