@@ -70,15 +70,24 @@ const SEP = '\u0000';
  * sanitize-json replaces it), so that a process can remember and buffer them in plain maps.
  */
 export function entriesOf(teamId: number, seen: SeenDefinitions): string[] {
-  const entries = [...seen.events].map((name) => [teamId, 'e', name].join(SEP));
+  const entries = [...seen.events].filter(kept).map((name) => [teamId, 'e', name].join(SEP));
   for (const [kind, keys] of seen.properties) {
-    for (const [key, type] of keys) entries.push([teamId, 'p', kind, type ?? '', key].join(SEP));
+    for (const [key, type] of keys) if (kept(key)) entries.push([teamId, 'p', kind, type ?? '', key].join(SEP));
   }
   for (const [event, keys] of seen.eventProperties) {
-    for (const key of keys) entries.push([teamId, 'ep', event, key].join(SEP));
+    if (!kept(event)) continue;
+    for (const key of keys) if (kept(key)) entries.push([teamId, 'ep', event, key].join(SEP));
   }
   return entries;
 }
+
+/**
+ * The longest name or key a definition keeps (the platform's definitions hold 400 characters); a
+ * longer one is no definition (its index entry could pass PostgreSQL's limit for a btree row).
+ */
+export const MAX_DEFINITION_NAME = 400;
+
+const kept = (name: string) => name.length <= MAX_DEFINITION_NAME;
 
 /** An entry's parts: its team, its kind (`e`, `p`, `ep`) and its fields. */
 export function partsOf(entry: string): { teamId: number; kind: string; fields: string[] } {

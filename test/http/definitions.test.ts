@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestContext } from '../helpers/app.ts';
 import { setupTwoTenants } from '../helpers/two-tenants.ts';
-import { makeKey, bearer, type Tenant } from '../helpers/factories.ts';
+import { makeKey, makeTenant, bearer, type Tenant } from '../helpers/factories.ts';
 import { post } from './capture-helpers.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
@@ -277,6 +277,35 @@ describe('definitions kept by capture', () => {
     }
     const mine = (await get(projectUrl('property_definitions/?search=secret'))).json();
     assert.equal(mine.count, 0);
+  });
+});
+
+describe('names too long to be definitions', () => {
+  it('keeps no definition of a key over 400 characters, from capture or a person update', async () => {
+    const own = await makeTenant(ctx.deps.db);
+    const long = 'k'.repeat(2000);
+    const longUnicode = '\u{1F600}'.repeat(401);
+    await capture(own, [
+      {
+        event: 'long_keys',
+        distinct_id: 'ada',
+        properties: { [long]: 1, ['k'.repeat(400)]: 2, $set: { [longUnicode]: 'x' } },
+      },
+    ]);
+    const persons = (await get(projectUrl('persons/?distinct_id=ada', own), own.headers)).json();
+    const updated = await ctx.app.inject({
+      method: 'POST',
+      url: projectUrl(`persons/${persons.results[0].id}/update_property/`, own),
+      headers: own.headers,
+      payload: { key: long, value: 'y' },
+    });
+    assert.equal(updated.statusCode, 200, updated.body.slice(0, 200));
+    const kept = (
+      await get(projectUrl('property_definitions/?event_names=["long_keys"]&limit=100', own), own.headers)
+    ).json();
+    assert.deepEqual(names(kept).sort(), ['$ip', 'k'.repeat(400)]);
+    const people = (await get(projectUrl('property_definitions/?type=person&limit=100', own), own.headers)).json();
+    assert.ok(!names(people).some((name) => name.length > 400), 'no person key over 400 characters');
   });
 });
 

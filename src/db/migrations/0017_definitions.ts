@@ -16,6 +16,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 const EVENTS_PER_NAME = 1000;
 const PERSONS_PER_PROJECT = 10_000;
+/** Longer names and keys are no definitions (as definitions-seen.ts's MAX_DEFINITION_NAME). */
+const MAX_NAME = 400;
 
 const statements = [
   sql`create table event_definitions (
@@ -72,17 +74,19 @@ const typeOf = (value: RawBuilder<unknown>) => sql`case jsonb_typeof(${value})
 
 async function backfill(db: Kysely<any>): Promise<void> {
   await sql`insert into event_definitions (team_id, name, created_at, last_seen_at)
-    select team_id, event, min(timestamp), max(timestamp) from events group by team_id, event`.execute(db);
+    select team_id, event, min(timestamp), max(timestamp) from events
+    where length(event) <= ${sql.lit(MAX_NAME)} group by team_id, event`.execute(db);
   const names = await sql<{ team_id: number; name: string }>`select team_id, name from event_definitions`.execute(db);
   // One event name at a time: a query over events of one project (Citus plans it on every worker).
   for (const { team_id: teamId, name } of names.rows) {
     const sample = sql`(select properties from events where team_id = ${teamId} and event = ${name}
       order by timestamp desc limit ${sql.lit(EVENTS_PER_NAME)}) e cross join lateral jsonb_each(e.properties) p`;
     await sql`insert into event_properties (team_id, event, property)
-      select distinct ${teamId}::integer, ${name}::text, p.key from ${sample}`.execute(db);
+      select distinct ${teamId}::integer, ${name}::text, p.key from ${sample}
+      where length(p.key) <= ${sql.lit(MAX_NAME)}`.execute(db);
     await sql`insert into property_definitions (team_id, kind, name, property_type)
       select ${teamId}::integer, 1, p.key, (array_agg(${typeOf(sql`p.value`)}) filter (where jsonb_typeof(p.value) <> 'null'))[1]
-      from ${sample} group by p.key
+      from ${sample} where length(p.key) <= ${sql.lit(MAX_NAME)} group by p.key
       on conflict (team_id, kind, name) do update set property_type = excluded.property_type
         where property_definitions.property_type is null`.execute(db);
   }
@@ -92,7 +96,7 @@ async function backfill(db: Kysely<any>): Promise<void> {
       select ${teamId}::integer, 2, p.key, (array_agg(${typeOf(sql`p.value`)}) filter (where jsonb_typeof(p.value) <> 'null'))[1]
       from (select properties from persons where team_id = ${teamId} order by created_at desc, id desc
         limit ${sql.lit(PERSONS_PER_PROJECT)}) e cross join lateral jsonb_each(e.properties) p
-      group by p.key`.execute(db);
+      where length(p.key) <= ${sql.lit(MAX_NAME)} group by p.key`.execute(db);
   }
 }
 
