@@ -1,8 +1,9 @@
-// Applies every pending migration. Kysely's migrator takes a row lock first, so two servers that
-// start at once on one PostgreSQL run each migration exactly once. On Citus the schema is then
-// distributed (src/db/citus.ts). A database that records every migration already is told so by one
-// read: Kysely's migrator would find nothing to do after introspecting every table's columns twice
-// and taking its lock, which is most of a start on an embedded database whose catalogs are cold.
+// Applies every pending migration. A database that records every migration already is told so by
+// one read: Kysely's migrator would find nothing to do after introspecting every table's columns
+// twice and taking its lock, which is most of a start on an embedded database whose catalogs are
+// cold. Otherwise the whole migration runs on one connection under a session-level advisory lock
+// (MIGRATION_LOCK), so two migrators or servers that start at once on one PostgreSQL run each
+// migration exactly once. On Citus the schema is then distributed (src/db/citus.ts).
 import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import { distributeSchema } from './citus.ts';
 import type { DatabaseHandle, Db } from './handle.ts';
@@ -29,15 +30,40 @@ async function isUpToDate(db: Db): Promise<boolean> {
   return rows.length === expected.length && rows.every((row, i) => row.name === expected[i]);
 }
 
-export async function migrateDatabase(db: Db): Promise<MigrationOutcome> {
-  if (await isUpToDate(db)) return { applied: [], distributed: await distributeSchema(db) };
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-  });
+/**
+ * The key of the session-level advisory lock held from before Kysely's migrator creates its tables
+ * until it is done. Kysely takes its own lock only after creating `kysely_migration` outside any
+ * lock and checking for it by introspection; under load that check once failed with `relation
+ * "public.kysely_migration" does not exist`: its query found the table in pg_class while the name
+ * lookup in its `pg_get_serial_sequence` did not (a catalog race with the other migrator's `create
+ * table`). Under this lock no migrator introspects while another creates.
+ */
+export const MIGRATION_LOCK = 7_241_031;
+
+async function runMigrator(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Migrates on one connection that holds MIGRATION_LOCK (on PGlite, the only connection: a second
+ * migrator in the process waits for it). Whoever waited finds the work done by one read.
+ */
+async function migrateLocked(db: Db): Promise<string[]> {
+  return db.connection().execute(async (session) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK}::bigint)`.execute(session);
+    try {
+      return (await isUpToDate(session)) ? [] : await runMigrator(session);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK}::bigint)`.execute(session);
+    }
+  });
+}
+
+export async function migrateDatabase(db: Db): Promise<MigrationOutcome> {
+  const applied = (await isUpToDate(db)) ? [] : await migrateLocked(db);
   return { applied, distributed: await distributeSchema(db) };
 }
 

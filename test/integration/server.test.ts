@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openPGlite, openPostgres } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { MIGRATION_LOCK, migrateDatabase, migrateToLatest } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { createEmptyDatabase, runHerd, serveHerd as serve, stopHerd as stop } from './herd-process.ts';
 
@@ -126,6 +126,47 @@ describe('migrations at once on one database', () => {
           await fresh.drop();
         }
       } finally {
+        await database.drop();
+      }
+    });
+
+    // The flake this prevents: Kysely creates `kysely_migration` before taking its own lock, and a
+    // migrator checking for it while the other's `create table` committed failed with "relation
+    // \"public.kysely_migration\" does not exist". Here the lock is held, so no race is needed.
+    it('a migrator waits for the migration lock another holds, and creates nothing before it has it', async () => {
+      const database = await createEmptyDatabase();
+      const holder = await openPostgres(database.url, 1);
+      const migrator = await openPostgres(database.url, 2);
+      try {
+        const { started } = await holder.db.connection().execute(async (conn) => {
+          await sql`select pg_advisory_lock(${MIGRATION_LOCK}::bigint)`.execute(conn);
+          try {
+            const started = migrateDatabase(migrator.db);
+            let settled = false;
+            started.then(
+              () => (settled = true),
+              () => (settled = true),
+            );
+            for (;;) {
+              const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_locks
+                where locktype = 'advisory' and objid = ${MIGRATION_LOCK} and not granted
+                  and database = (select oid from pg_database where datname = current_database())`.execute(conn);
+              if (rows[0].waiting > 0) break;
+              assert.ok(!settled, 'the migrator finished without waiting for the lock');
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+            const { rows } = await sql<{
+              present: boolean;
+            }>`select to_regclass('kysely_migration') is not null as present`.execute(conn);
+            assert.equal(rows[0].present, false, 'nothing created while the lock is held');
+            return { started };
+          } finally {
+            await sql`select pg_advisory_unlock(${MIGRATION_LOCK}::bigint)`.execute(conn);
+          }
+        });
+        assert.deepEqual((await started).applied, Object.keys(migrations).sort());
+      } finally {
+        await Promise.all([holder.close(), migrator.close()]);
         await database.drop();
       }
     });
