@@ -95,7 +95,8 @@ describe('console: privacy requests', () => {
     await click(page, `Cancel deletion ${task.id}`);
     await page.waitForSelector(aria(`Confirm cancelling deletion ${task.id}`, 'group'));
     await click(page, 'Yes, cancel it');
-    await waitForGone(`Cancel deletion ${task.id}`);
+    // The confirmation stands in for the Cancel button until the reloaded list has no Cancel for it.
+    await waitForGone(`Confirm cancelling deletion ${task.id}`);
     const after = await apiGet(
       `/api/projects/${harness.tenant.project.id}/persons/deletion_status/?person_uuid=${personUuid}`,
     );
@@ -121,7 +122,7 @@ describe('console: privacy requests', () => {
     assert.equal((await apiGet(url)).results[0].status, 'pending');
     await click(page, `Cancel deletion ${id}`);
     await click(page, 'Yes, cancel it');
-    await waitForGone(`Cancel deletion ${id}`);
+    await waitForGone(`Confirm cancelling deletion ${id}`);
     assert.equal((await apiGet(url)).results[0].status, 'cancelled');
     assert.equal(watched.problems.length, 0, watched.problems.join('\n'));
   });
