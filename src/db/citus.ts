@@ -3,6 +3,7 @@
 // migration adds. Plain PostgreSQL and PGlite are left as they are.
 import { sql } from 'kysely';
 import type { Db } from './handle.ts';
+import { ADVISORY_LOCKS } from './advisory-locks.ts';
 
 type Placement =
   { table: string; kind: 'reference' } | { table: string; kind: 'distributed'; column: string; colocateWith: string };
@@ -61,7 +62,7 @@ export async function distributeSchema(db: Db): Promise<string[]> {
   if (!(await hasCitus(db))) return [];
   return db.transaction().execute(async (trx) => {
     // Two servers starting at once: the second waits, then finds everything placed.
-    await sql`select pg_advisory_xact_lock(7241007)`.execute(trx);
+    await sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.citusPlacement}::bigint)`.execute(trx);
     // Otherwise making `organizations` a reference table turns every table whose foreign key points
     // to it into a "citus local" table, which then can no longer be distributed.
     await sql`set local citus.enable_local_reference_table_foreign_keys = off`.execute(trx);

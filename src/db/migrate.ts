@@ -8,6 +8,7 @@ import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import { distributeSchema } from './citus.ts';
 import type { DatabaseHandle, Db } from './handle.ts';
 import { migrations } from './migrations/index.ts';
+import { ADVISORY_LOCKS } from './advisory-locks.ts';
 
 export interface MigrationOutcome {
   applied: string[];
@@ -38,7 +39,7 @@ async function isUpToDate(db: Db): Promise<boolean> {
  * lookup in its `pg_get_serial_sequence` did not (a catalog race with the other migrator's `create
  * table`). Under this lock no migrator introspects while another creates.
  */
-export const MIGRATION_LOCK = 7_241_031;
+export const MIGRATION_LOCK = ADVISORY_LOCKS.migration;
 
 async function runMigrator(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });

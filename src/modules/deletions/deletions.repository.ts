@@ -6,6 +6,7 @@ import type { PageRequest } from '../../wire/page.ts';
 import { personActivity, recordActivities } from '../activity/activity.repository.ts';
 import { PERSON_KINDS, type DeletionKind, type PendingDeletion } from './deletion-selection.ts';
 import type { DeletionStatus, DeletionTaskWire } from './deletions.schemas.ts';
+import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
 
 export interface QueuedDeletion {
   teamId: number;
@@ -127,7 +128,7 @@ export async function recordDeletionProgress(
 }
 
 /** One constant key: pg_try_advisory_lock is per database, so each database has its own runner. */
-export const DELETION_LOCK_KEY = 7_241_006;
+export const DELETION_LOCK_KEY = ADVISORY_LOCKS.deletionBatch;
 
 /** Takes the batch's session-level lock on this connection, unless another session holds it. */
 export async function tryDeletionLock(conn: Db): Promise<boolean> {

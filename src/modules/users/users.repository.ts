@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { UserRow } from '../../db/schema.ts';
+import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
 
 export function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
@@ -67,7 +68,7 @@ export async function anyUserExists(db: Db): Promise<boolean> {
 }
 
 /** One constant key: the first account of a database is created by one transaction at a time. */
-export const FIRST_ACCOUNT_LOCK_KEY = 7_241_008;
+export const FIRST_ACCOUNT_LOCK_KEY = ADVISORY_LOCKS.firstAccount;
 
 /** Waits for, then holds until the transaction ends, the lock under which the first account is created. */
 export async function lockFirstAccount(trx: Db): Promise<void> {
