@@ -256,6 +256,49 @@ describe('query escapes', () => {
     await answers(`select ${Array.from({ length: 200 }, (_, i) => i).join(' + ')}`, [[19900]]);
   });
 
+  it('holds EventsQuery to the same boundary: its select, where, orderBy, event and personId', async () => {
+    const eventsQuery = async (node: Record<string, unknown>) => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/projects/${a.project.id}/query/`,
+        headers: a.headers,
+        payload: { query: { kind: 'EventsQuery', after: 'all', ...node } },
+      });
+      const label = JSON.stringify(node);
+      assert.ok([200, 400].includes(response.statusCode), `${label}\n${response.statusCode} ${response.body}`);
+      // The rows, not the `hogql` echo: a node may name B's event or person to look for them.
+      const shown = response.statusCode === 200 ? JSON.stringify(response.json().results) : response.body;
+      assert.ok(!shown.includes(SECRET), `${label} showed B's data: ${shown}`);
+      assert.ok(!shown.includes(bPersonUuid), `${label} showed B's person: ${shown}`);
+      if (response.statusCode === 400)
+        assert.doesNotMatch(response.json().detail, /\$\d|team_id = |syntax error at or near|relation "|ERROR:/, label);
+      return response;
+    };
+    const rows = async (node: Record<string, unknown>, expected: unknown[][]) => {
+      const response = await eventsQuery(node);
+      assert.equal(response.statusCode, 200, `${JSON.stringify(node)}: ${response.body}`);
+      assert.deepEqual(response.json().results, expected, JSON.stringify(node));
+    };
+    const refusedNode = async (node: Record<string, unknown>) =>
+      assert.equal((await eventsQuery(node)).statusCode, 400, JSON.stringify(node));
+
+    await rows({ select: ['event'], where: [`team_id = ${b.project.id} or 1 = 1`] }, [['mine']]);
+    await rows({ select: ['count()'], where: [`team_id = ${b.project.id}`] }, [[0]]);
+    await rows({ select: ['count()'], event: SECRET }, [[0]]);
+    await rows({ select: ['count()'], event: "mine' or '1' = '1" }, [[0]]);
+    await rows({ select: ['count()'], personId: bPersonUuid }, [[0]]);
+    await rows(
+      { select: ['count()'], where: [`distinct_id in (select distinct_id from events where event = '${SECRET}')`] },
+      [[0]],
+    );
+    await refusedNode({ select: ['(select usename from pg_catalog.pg_user limit 1)'] });
+    await refusedNode({ select: ['event'], where: ["current_setting('search_path') != ''"] });
+    await refusedNode({ select: ['event'], where: ['1 = 1; drop table events'] });
+    await refusedNode({ select: ['event'], orderBy: ['timestamp; drop table events'] });
+    await refusedNode({ select: ['event'], orderBy: ['pg_sleep(1)'] });
+    await refusedNode({ select: ['event from events; select 1'] });
+  });
+
   it("left the other project's rows and every table as they were", async () => {
     const { rows } = await sql<{
       n: number;
