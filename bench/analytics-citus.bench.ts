@@ -6,8 +6,10 @@
 //   node bench/analytics-citus.bench.ts --events 1000000
 //     [--url postgres://root@/herd_bench_citus?host=/var/run/postgresql]   (a database the bench owns: createdb herd_bench_citus)
 //     [--citus postgres://root@127.0.0.1:55432/herd_bench_citus] [--workers 127.0.0.1:55433,127.0.0.1:55434]
-//     [--slices 1] [--citus-slices 1] [--only funnel] [--timeout-s 120]
+//     [--slices 1] [--citus-slices 1] [--only funnel] [--only 'lifecycle insight|retention'] [--timeout-s 120]
 //   node bench/analytics-citus.bench.ts --events 10000000 --runs 0    (each view once: its answer run is its time)
+//   node bench/analytics-citus.bench.ts --events 10000000 --seed-only, later … --reuse
+//     (seed both databases and stop; then time the views over that seed, migrated to the latest schema)
 // A view over the analytical statement time limit (--timeout-s, herd's 504 query_timeout) is
 // reported as over it and not run again.
 import { createHash } from 'node:crypto';
@@ -16,9 +18,10 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
-import type { DatabaseHandle } from '../src/db/database.ts';
+import { openPostgres, type DatabaseHandle } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
-import { makeTenant } from '../test/helpers/factories.ts';
+import { bearer, makeKey, makeTenant } from '../test/helpers/factories.ts';
 import { SEED_END, seedAnalytics, seededCohortId } from './analytics-seed.ts';
 import { ANALYTICS_VIEWS, paramsOf } from './analytics-views.ts';
 import {
@@ -45,6 +48,8 @@ const { values: args } = parseArgs({
     slices: { type: 'string', default: '' },
     'citus-slices': { type: 'string', default: '' },
     'timeout-s': { type: 'string', default: '120' },
+    'seed-only': { type: 'boolean', default: false },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const EVENTS = Number(args.events);
@@ -65,10 +70,38 @@ interface Target {
   close: () => Promise<void>;
 }
 
+/** The project of an earlier `--seed-only` run of as many events, and a new key of its owner. */
+async function reusedTenant(handle: DatabaseHandle): Promise<{ teamId: number; headers: Record<string, string> }> {
+  // Two statements: Citus refuses a subquery on events correlated with the reference table teams.
+  const found = await sql<{ team_id: number; user_id: number }>`
+    select t.id as team_id, m.user_id
+    from teams t join organization_memberships m on m.organization_id = t.organization_id
+    order by t.id desc, m.level desc limit 1`.execute(handle.db);
+  const row = found.rows[0];
+  const events = row
+    ? (
+        await sql<{ events: string }>`select count(*) as events from events where team_id = ${row.team_id}`.execute(
+          handle.db,
+        )
+      ).rows[0].events
+    : 'none';
+  if (!row || Number(events) !== EVENTS) {
+    throw new Error(`--reuse: no project of ${EVENTS} events here (found ${events}); seed with --seed-only first`);
+  }
+  const user = await handle.db.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirstOrThrow();
+  return { teamId: row.team_id, headers: bearer(await makeKey(handle.db, user)) };
+}
+
 async function prepare(label: string, handle: DatabaseHandle, databaseUrl: string, slices: string): Promise<Target> {
-  const tenant = await makeTenant(handle.db);
-  const teamId = tenant.project.id;
-  const seedMs = await seedAnalytics(handle, teamId, EVENTS, PERSONS);
+  let tenant: { teamId: number; headers: Record<string, string> };
+  let seedMs = Number.NaN;
+  if (args.reuse) tenant = await reusedTenant(handle);
+  else {
+    const made = await makeTenant(handle.db);
+    tenant = { teamId: made.project.id, headers: made.headers };
+    seedMs = await seedAnalytics(handle, tenant.teamId, EVENTS, PERSONS);
+  }
+  const teamId = tenant.teamId;
   const cohort = await seededCohortId(handle.db, teamId);
   const config = defaultConfig({
     rateLimit: false,
@@ -121,6 +154,16 @@ function numbersOf(body: unknown): string {
   return createHash('sha1').update(numbers.join(',')).digest('hex').slice(0, 8);
 }
 
+const seededIn = (target: Target) =>
+  Number.isNaN(target.seedMs) ? 'seeded by an earlier run' : `seeded in ${(target.seedMs / 1000).toFixed(0)} s`;
+
+/** A database seeded by an earlier run, brought to the latest schema. */
+async function openReused(url: string): Promise<DatabaseHandle> {
+  const handle = await openPostgres(url, 4);
+  await migrateToLatest(handle.db);
+  return handle;
+}
+
 const load = () =>
   os
     .loadavg()
@@ -128,17 +171,22 @@ const load = () =>
     .join(' ');
 
 async function main() {
-  const pg = await prepare(describeDatabase(args.url), await openBenchDatabase(args.url), args.url, args.slices);
-  const citus = await prepare(
-    describeCitus(args.citus, args.workers),
-    await openCitusBenchDatabase(args.citus, args.workers),
-    args.citus,
-    args['citus-slices'],
-  );
+  const open = args.reuse
+    ? [openReused(args.url), openReused(args.citus)]
+    : [openBenchDatabase(args.url), openCitusBenchDatabase(args.citus, args.workers)];
+  const pg = await prepare(describeDatabase(args.url), await open[0], args.url, args.slices);
+  const citus = await prepare(describeCitus(args.citus, args.workers), await open[1], args.citus, args['citus-slices']);
   const targets = [pg, citus];
+  if (args['seed-only']) {
+    console.log(
+      `seeded ${EVENTS} events: ${pg.label} in ${(pg.seedMs / 1000).toFixed(0)} s, ${citus.label} in ${(citus.seedMs / 1000).toFixed(0)} s`,
+    );
+    for (const target of targets) await target.close();
+    return;
+  }
   const loadBefore = load();
   const views = ANALYTICS_VIEWS.filter(
-    (view) => view.range === 'month' && (!args.only || view.label.includes(args.only)),
+    (view) => view.range === 'month' && (!args.only || args.only.split('|').some((part) => view.label.includes(part))),
   );
   const queries: [string, (t: Target) => Promise<unknown>][] = [
     ['baseline: count(*) of the month', (t) => t.count()],
@@ -177,9 +225,11 @@ async function main() {
       'Citus / PostgreSQL': ratioOf(cluster, single),
       'same numbers': over.some(Boolean) ? '—' : numbersOf(answers[0]) === numbersOf(answers[1]) ? 'yes' : 'no',
     });
+    // Each view as it ends, on stderr: a long run stopped early still says what it measured.
+    console.error(Object.values(rows[rows.length - 1]).join(' | '));
   }
   printTable(
-    `${EVENTS} events, ${PERSONS} persons of one project over a month; ${pg.label} (seeded in ${(pg.seedMs / 1000).toFixed(0)} s, slices ${args.slices || 'auto'}) beside ${citus.label} (seeded in ${(citus.seedMs / 1000).toFixed(0)} s, slices ${args['citus-slices'] || 'auto'}); ${RUNS === 0 ? 'one run each' : `median of ${RUNS}`}; load average ${loadBefore} at the start, ${load()} at the end`,
+    `${EVENTS} events, ${PERSONS} persons of one project over a month; ${pg.label} (${seededIn(pg)}, slices ${args.slices || 'auto'}) beside ${citus.label} (${seededIn(citus)}, slices ${args['citus-slices'] || 'auto'}); ${RUNS === 0 ? 'one run each' : `median of ${RUNS}`}; load average ${loadBefore} at the start, ${load()} at the end`,
     rows,
   );
   for (const target of targets) await target.close();

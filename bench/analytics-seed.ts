@@ -44,10 +44,10 @@ export async function seedAnalytics(
   // Event mix: half pageviews, then signups, purchases and noise, over the last 30 days in arrival
   // order (as ingestion writes them), each event from a pseudo-random person. Hashes, not random():
   // two databases seeded alike hold the same events (analytics-citus.bench.ts compares answers).
-  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
     select ${teamId}, gen_random_uuid(),
       case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
-      'user-' || pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
+      'user-' || pid, pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
       ${SEED_END}::timestamptz - (1 - g::float8 / ${events}) * ${SEED_DAYS} * interval '1 day'
     from (select g, (hashint4(g # 1234567) & 2147483647)::float8 / 2147483648 as r, ${first} + (hashint4(g) & 2147483647) % ${persons} as pid from generate_series(1, ${events}) g) s`.execute(
     db,

@@ -35,6 +35,7 @@ import {
   timed,
   type Row,
 } from './lib.ts';
+import { eventKey } from '../src/db/person-key.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,6 +70,7 @@ async function insertRaw(db: Db, team: TeamRow, batches: CaptureEvent[][]) {
           event: event.event,
           distinct_id: event.distinct_id,
           person_id: null,
+          person_key: eventKey(null, event.distinct_id),
           properties: JSON.stringify({ ...event.properties, $set: event.$set }),
           person_properties: '{}',
           timestamp: new Date(event.timestamp as string),

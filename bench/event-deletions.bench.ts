@@ -14,6 +14,7 @@ import { createLogger } from '../src/log.ts';
 import { queueRangeTask } from '../src/modules/deletions/event-deletions.repository.ts';
 import { makeProject, makeTenant } from '../test/helpers/factories.ts';
 import { describeDatabase, formatRate, openBenchDatabase, printTable, ratio, timed } from './lib.ts';
+import { personlessKeySql } from '../src/db/person-key.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -30,9 +31,9 @@ const BEFORE = new Date('2024-01-23T12:00:00Z');
 
 async function seed(db: Db, teamId: number, count: number): Promise<void> {
   // In arrival order over 30 days, from 10 000 distinct ids, with a small properties object.
-  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
     select ${teamId}::integer, gen_random_uuid(), case when g % 2 = 0 then '$pageview' else 'signup' end,
-      'user-' || (g % 10000), null, jsonb_build_object('$current_url', '/page/' || (g % 20)), '{}'::jsonb,
+      'user-' || (g % 10000), null, ${personlessKeySql(sql`'user-' || (g % 10000)`)}, jsonb_build_object('$current_url', '/page/' || (g % 20)), '{}'::jsonb,
       ${START}::timestamptz + (g::float8 / ${count}::integer) * 30 * interval '1 day'
     from generate_series(1, ${count}::integer) g`.execute(db);
   await sql`analyze events`.execute(db);

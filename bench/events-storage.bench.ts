@@ -38,10 +38,10 @@ type Table = (typeof TABLES)[number];
 async function seed(db: Db, teamId: number): Promise<void> {
   // The analytics bench's mix: half pageviews, then signups, purchases and noise, over 30 days up
   // to 2024-02-01 in arrival order, each from a pseudo-random person.
-  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
     select ${teamId}, gen_random_uuid(),
       case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
-      'user-' || pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
+      'user-' || pid, pid, pid, jsonb_build_object('$current_url', '/page/' || (g % 20)), jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
       '2024-02-01'::timestamptz - (1 - g::float8 / ${EVENTS}) * 30 * interval '1 day'
     from (select g, (hashint4(g # 1234567) & 2147483647)::float8 / 2147483648 as r, 1 + (hashint4(g) & 2147483647) % ${PERSONS} as pid
       from generate_series(1, ${EVENTS}) g) s`.execute(db);

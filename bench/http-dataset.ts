@@ -87,10 +87,10 @@ async function seedPersons(db: Db, teamId: number, count: number, distinctPrefix
 
 async function seedEvents(db: Db, teamId: number, firstPersonId: number, persons: number, count: number) {
   if (count === 0) return;
-  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
     select ${teamId}::integer, gen_random_uuid(),
       case when r < 0.5 then '$pageview' when r < 0.7 then 'signup' when r < 0.8 then 'purchase' else 'other' end,
-      'user-' || pid, pid, jsonb_build_object('$current_url', 'https://example.com/page/' || (g % 20), '$browser', 'Chrome', '$lib', 'web'),
+      'user-' || pid, pid, pid, jsonb_build_object('$current_url', 'https://example.com/page/' || (g % 20), '$browser', 'Chrome', '$lib', 'web'),
       jsonb_build_object('plan', case when pid % 5 = 0 then 'pro' else 'free' end),
       ${START}::timestamptz + (g::float8 / ${count}::integer) * ${DAYS}::integer * interval '1 day'
     from (select g, random() as r, ${firstPersonId}::bigint + (hashint4(g) & 2147483647) % ${persons}::integer as pid

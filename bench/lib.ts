@@ -5,35 +5,56 @@ import { openPGlite, openPostgres, type DatabaseHandle } from '../src/db/databas
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createCitusDatabase, dropCitusDatabase, parseNodes } from '../test/helpers/citus.ts';
 
+/** How a bench opens and migrates a database: herd's own code, or another checkout's (an A/B bench). */
+export interface DatabaseCode {
+  openPostgres: (url: string, poolSize: number) => Promise<DatabaseHandle>;
+  migrateToLatest: (db: DatabaseHandle['db']) => Promise<unknown>;
+}
+
+const ownCode: DatabaseCode = { openPostgres, migrateToLatest };
+
+/**
+ * A database the bench owns, empty and migrated: with `citusWorkers` (`host:port,…`) made anew on
+ * the coordinator of `url` and on each worker, with the extension and the workers registered (a
+ * distributed schema cannot simply be dropped and recreated in place); else its schema dropped.
+ */
+export async function freshBenchDatabase(
+  url: string,
+  citusWorkers: string | null,
+  code: DatabaseCode = ownCode,
+  poolSize = 4,
+): Promise<DatabaseHandle> {
+  if (citusWorkers !== null) {
+    const maintenance = new URL(url);
+    const name = decodeURIComponent(maintenance.pathname.slice(1));
+    maintenance.pathname = '/postgres';
+    const nodes = parseNodes(citusWorkers);
+    await dropCitusDatabase(maintenance.toString(), nodes, name);
+    await createCitusDatabase(maintenance.toString(), nodes, name);
+  }
+  const handle = await code.openPostgres(url, poolSize);
+  if (citusWorkers === null) {
+    await sql`drop schema public cascade`.execute(handle.db);
+    await sql`create schema public`.execute(handle.db);
+  }
+  await code.migrateToLatest(handle.db);
+  return handle;
+}
+
 /**
  * PGlite in memory when `pgUrl` is null; else that PostgreSQL database, emptied first — the bench
  * owns it, so point it at a database made for benchmarks (e.g. `createdb herd_bench`).
  */
 export async function openBenchDatabase(pgUrl: string | null, poolSize = 4): Promise<DatabaseHandle> {
-  const handle = pgUrl ? await openPostgres(pgUrl, poolSize) : await openPGlite({ dataDir: null });
-  if (pgUrl) {
-    await sql`drop schema public cascade`.execute(handle.db);
-    await sql`create schema public`.execute(handle.db);
-  }
+  if (pgUrl) return freshBenchDatabase(pgUrl, null, ownCode, poolSize);
+  const handle = await openPGlite({ dataDir: null });
   await migrateToLatest(handle.db);
   return handle;
 }
 
-/**
- * A Citus database made anew on the coordinator of `url` and on each worker (`host:port,…`), with
- * the extension, the workers registered, migrated and distributed: the bench owns that database
- * name on every node. (A distributed schema cannot simply be dropped and recreated in place.)
- */
-export async function openCitusBenchDatabase(url: string, workers: string, poolSize = 4): Promise<DatabaseHandle> {
-  const maintenance = new URL(url);
-  const name = decodeURIComponent(maintenance.pathname.slice(1));
-  maintenance.pathname = '/postgres';
-  const nodes = parseNodes(workers);
-  await dropCitusDatabase(maintenance.toString(), nodes, name);
-  await createCitusDatabase(maintenance.toString(), nodes, name);
-  const handle = await openPostgres(url, poolSize);
-  await migrateToLatest(handle.db);
-  return handle;
+/** A Citus database made anew on every node of the cluster, migrated and distributed (freshBenchDatabase). */
+export function openCitusBenchDatabase(url: string, workers: string, poolSize = 4): Promise<DatabaseHandle> {
+  return freshBenchDatabase(url, workers, ownCode, poolSize);
 }
 
 /** Default workers of a cluster from `.ci/citus.sh start`. */

@@ -77,13 +77,18 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
-/** A statement ran past its time limit and PostgreSQL cancelled it. */
-export const queryTimeout = (limitMs: number) =>
+/**
+ * A statement ran past its time limit and PostgreSQL cancelled it. An analytical view's caller can
+ * ask for less; any other request (capture, a merge that moves many events) can only be retried.
+ */
+export const queryTimeout = (limitMs: number, analytical: boolean) =>
   new AppError(
     504,
     'server_error',
     'query_timeout',
-    `The query took longer than ${limitMs / 1000} s and was cancelled. Narrow the date range or filters.`,
+    `The query took longer than ${limitMs / 1000} s and was cancelled. ${
+      analytical ? 'Narrow the date range or filters.' : 'Retry later; the server operator sets this limit.'
+    }`,
   );
 
 /** Too many heavy requests of one key, one project or the whole process are running already. */

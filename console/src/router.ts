@@ -51,3 +51,24 @@ export function routeParameter(name: string): string | null {
   const at = location.hash.indexOf('?');
   return at < 0 ? null : new URLSearchParams(location.hash.slice(at + 1)).get(name);
 }
+
+/** The whole query of the route (`#/p/1/insights?insight=TRENDS&…`), empty when it has none. */
+export function routeQuery(): URLSearchParams {
+  const at = location.hash.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : location.hash.slice(at + 1));
+}
+
+/**
+ * Puts a screen's state in the route's query, keeping its path: replaced in place (no history entry
+ * per keystroke, no hashchange), so a reload or a shared link opens the same state. Empty values
+ * are left out.
+ */
+export function replaceRouteQuery(parameters: Record<string, string | undefined>) {
+  const path = location.hash.split('?')[0] || '#/';
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters))
+    if (value !== undefined && value !== '') query.set(name, value);
+  const text = query.toString();
+  const next = text ? `${path}?${text}` : path;
+  if (next !== location.hash) history.replaceState(history.state, '', next);
+}

@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { serializePerson, type PersonRecord, type PersonWire } from '../modules/persons/person.serializer.ts';
 import { loadPersons } from '../modules/persons/persons.repository.ts';
 import type { PageRequest } from '../wire/page.ts';
-import { acrossPersonSlices } from './person-slices.ts';
+import { acrossPersonSlices, slicePersonsSql } from './person-slices.ts';
 import type { ViewContext } from './view-context.ts';
 
 export interface ActorsResult {
@@ -41,15 +41,19 @@ export async function selectPersonsByUuid(
   selection: (slice: RawBuilder<unknown>) => RawBuilder<unknown>,
   page: PageRequest,
 ): Promise<number[]> {
-  // The slice's condition on p.id too: the join then reads the slice's persons, not the project's.
+  // The selection first (on Citus, a pass on the shards), its person ids sent once to the persons'
+  // shard and joined there, not the slice's persons sent to every events shard; the slice's
+  // condition on p.id too, so the join reads the slice's persons, not the project's.
   const parts = await acrossPersonSlices(
     context,
     async (slice, persons) =>
       (
         await sql<{ person_id: number; uuid: string | null }>`
+    -- A subquery: a selection's own distinct at the top of a statement was done again on the coordinator.
+    with selected as materialized (select s.person_id from (${selection(slice)}) s)
     select s.person_id, p.uuid
-    from (${selection(slice)}) s
-    left join persons p on p.team_id = ${context.teamId} and p.id = s.person_id and ${persons}
+    from selected s
+    left join (${slicePersonsSql(context.teamId, sql`p.uuid`, persons)}) p on p.id = s.person_id
     order by p.uuid nulls last, s.person_id
     limit ${page.offset + page.limit}`.execute(context.db)
       ).rows,

@@ -132,7 +132,7 @@ export function entityEventsSql(
 ): RawBuilder<unknown> {
   return andSql([
     sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
+    sql`e.person_key > 0`,
     rangeSql(sql.ref('e.timestamp'), range, context.timezone),
     entitySql(entity, context.teamId),
     ...eventFiltersSql(filters, context.teamId),

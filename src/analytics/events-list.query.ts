@@ -41,7 +41,7 @@ function conditionsOf(context: ViewContext, request: EventListRequest, upTo?: Ev
   const conditions: RawBuilder<unknown>[] = [];
   if (request.event !== undefined) conditions.push(sql`e.event = ${request.event}`);
   if (request.distinctId !== undefined) conditions.push(sql`e.distinct_id = ${request.distinctId}`);
-  if (request.personId !== undefined) conditions.push(sql`e.person_id = ${request.personId}::bigint`);
+  if (request.personId !== undefined) conditions.push(sql`e.person_key = ${request.personId}::bigint`);
   if (request.filter) conditions.push(filterSql(request.filter, context.teamId));
   if (request.after) conditions.push(sql`e.timestamp > ${instantSql(request.after, context.timezone)}`);
   if (request.before) conditions.push(sql`e.timestamp < ${instantSql(request.before, context.timezone)}`);

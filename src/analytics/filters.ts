@@ -5,7 +5,12 @@
 import { sql, type RawBuilder } from 'kysely';
 import { containsPattern } from '../db/like-pattern.ts';
 import { validationError } from '../errors.ts';
-import { compilePropertyFilter, isGroup, parsePropertyFilter, type FilterNode } from '../filters/property-filter.ts';
+import {
+  compilePropertyFilterForWhere,
+  isGroup,
+  parsePropertyFilter,
+  type FilterNode,
+} from '../filters/property-filter.ts';
 import { resolveCohortFilters } from '../modules/cohorts/cohort-filters.ts';
 import type { ViewContext } from './view-context.ts';
 import { jsonParam, stringParam, type RawParams } from './params.ts';
@@ -58,7 +63,7 @@ export interface FilterReads {
   properties: boolean;
   /** `e.person_properties` (person property filters, dynamic cohorts' conditions). */
   personProperties: boolean;
-  /** The members of a static cohort (`cohort_people`), by `e.person_id`. */
+  /** The members of a static cohort (`cohort_people`), by `e.person_key`. */
   staticCohort: boolean;
 }
 
@@ -78,14 +83,22 @@ export function filterReads(node: FilterNode | null): FilterReads {
   return reads;
 }
 
-/** A parsed filter as a condition on the event row `e`. */
+/**
+ * A parsed filter as a condition on the event row `e`, for WHERE and FILTER clauses (where null
+ * counts as false; a caller that selects it as a value coalesces it). Without an outer coalesce a
+ * static cohort's `person_key in (…)` among the conditions is planned as a semi-join: wrapped, it is
+ * a subplan, hashed only while the members fit in work_mem × hash_mem_multiplier (about 260 000 by
+ * default) and otherwise run again for every event (a funnel by a static cohort of 333 000 persons
+ * at 10M events passed 60 s; at 1M, 33 000 members, with work_mem at 300 kB, 8 s became over
+ * 120 s; as a semi-join, 3.6 s with either).
+ */
 export function filterSql(node: FilterNode | null, teamId: number): RawBuilder<unknown> {
   if (!node) return sql`true`;
-  return sql`${compilePropertyFilter(node, {
+  return sql`${compilePropertyFilterForWhere(node, {
     teamId,
     properties: sql.ref('e.person_properties'),
     eventProperties: sql.ref('e.properties'),
-    personId: sql.ref('e.person_id'),
+    personId: sql.ref('e.person_key'),
   })}`;
 }
 

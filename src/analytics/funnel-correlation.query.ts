@@ -77,7 +77,7 @@ function correlatedSql(context: ViewContext, funnel: FunnelSpec, entity: Entity 
   // A join (persons listed once), not a correlated `exists`: on Citus the events are spread by
   // distinct id, and a subquery correlated with rows gathered from them cannot be planned.
   return sql`join (
-        select e.person_id, e.timestamp from events e
+        select e.person_key as person_id, e.timestamp from events e
         where e.team_id = ${context.teamId} and ${entitySql(entity, context.teamId)} and ${notStep}
           and ${rangeSql(sql.ref('e.timestamp'), funnel.range, context.timezone)}
       ) c on c.person_id = f.person_id and c.timestamp > f.first_ts

@@ -31,8 +31,8 @@ function requiredSql(context: ViewContext, spec: FunnelSpec, scan: FunnelScan): 
   const step = scan.requiredStep;
   // Unordered funnels count any N of the steps, so no single step is required.
   if (step === undefined || step < 1 || step >= spec.steps.length || spec.order === 'unordered') return sql`true`;
-  return sql`e.person_id in (
-    select e.person_id from events e
+  return sql`e.person_key in (
+    select e.person_key from events e
     where e.team_id = ${context.teamId} and ${entitySql(spec.steps[step], context.teamId)} and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)})`;
 }
 
@@ -77,7 +77,7 @@ export function funnelEventsSql(
         )})`;
   const where = andSql([
     sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
+    sql`e.person_key > 0`,
     rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone),
     filterSql(spec.properties, context.teamId),
     searchTextSql(spec.search),
@@ -91,7 +91,7 @@ export function funnelEventsSql(
   const period = scan.byPeriod
     ? sql`, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), spec.interval)} as period`
     : sql``;
-  return sql`select e.person_id, e.timestamp as ts, e.id, ${flags}${period} from events e where ${where}`;
+  return sql`select e.person_key as person_id, e.timestamp as ts, e.id, ${flags}${period} from events e where ${where}`;
 }
 
 function orderedSql(
@@ -241,11 +241,11 @@ function firstTouchRowsSql(
   columns: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
   return sql`
-    select distinct on (e.person_id) e.person_id${columns}
+    select distinct on (e.person_key) e.person_key as person_id${columns}
     from events e
-    where e.team_id = ${context.teamId} and e.person_id is not null and ${entitySql(spec.steps[0], context.teamId)}
+    where e.team_id = ${context.teamId} and e.person_key > 0 and ${entitySql(spec.steps[0], context.teamId)}
       and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)} and ${filterSql(spec.properties, context.teamId)} and ${scan.slice ?? sql`true`}
-    order by e.person_id, e.timestamp, e.id`;
+    order by e.person_key, e.timestamp, e.id`;
 }
 
 /** Rows `(person_id, value)`: each funnel entrant's breakdown value, taken on their first-touch event. */
@@ -272,8 +272,10 @@ export function firstTouchMatchSql(
   // A static cohort's members are a subquery over cohort_people. On Citus one in the select list of
   // a query over events cannot be planned (the tables are not co-located), while one in a where
   // clause becomes an intermediate result; so the condition is tested on the first-touch rows,
-  // which carry only the columns it reads (a plain static cohort: none, the index alone serves).
+  // which carry only the columns it reads (a plain static cohort: the person key, the index alone serves).
   const columns = [
+    // The static cohort's test reads the event's person key (filters.ts).
+    sql`, e.person_key`,
     ...(reads.properties ? [sql`, e.properties`] : []),
     ...(reads.personProperties ? [sql`, e.person_properties`] : []),
   ];
@@ -303,7 +305,7 @@ export function attemptsWithExclusionsSql(
         : sql`a.times[${sql.lit((exclusion.toStep ?? spec.steps.length - 1) + 1)}]`;
     const x = sql.id(`x${index}`);
     return sql`left join (
-        select e.person_id, e.timestamp from events e
+        select e.person_key as person_id, e.timestamp from events e
         where e.team_id = ${context.teamId} and ${entitySql(exclusion, context.teamId)}
           and ${rangeSql(sql.ref('e.timestamp'), spec.range, context.timezone)}
       ) ${x} on ${from} is not null and ${x}.person_id = a.person_id

@@ -10,6 +10,7 @@ import {
   LIFECYCLE_TYPES,
   markedPeriodsSql,
   parseLifecycleRequest,
+  statusReadsCreated,
   statusSql,
   type LifecycleRequest,
   type LifecycleType,
@@ -48,7 +49,7 @@ export async function lifecycleActors(context: ViewContext, raw: RawParams, page
       (
         await sql<{ person_id: number }>`
     select m.person_id
-    from (${markedPeriodsSql(context, lifecycle, slice)}) m
+    from (${markedPeriodsSql(context, lifecycle, slice, statusReadsCreated(type))}) m
     where ${statusSql(lifecycle.interval, type, sql`${target}::timestamp`)}
     order by m.person_id
     limit ${page.offset + page.limit}`.execute(context.db)

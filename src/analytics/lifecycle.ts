@@ -16,6 +16,7 @@ import { entitiesParam, entityEventsSql, resolveEntity, type Entity } from './en
 import { eventFiltersParam, type EventFilters } from './filters.ts';
 import { intervalParam, rangeParam, stringParam, type RawParams } from './params.ts';
 import type { ViewContext } from './view-context.ts';
+import { projectPersonsSql } from './person-slices.ts';
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
@@ -56,26 +57,43 @@ export function lifecycleWhereSql(context: ViewContext, request: LifecycleReques
   return entityEventsSql(context, request.filters, request.entity, request.window);
 }
 
-/** Rows `(person_id, period, prev, next, created)`: each active period of each person of a slice, beside its neighbours. */
+/**
+ * Rows `(person_id, period, prev, next, created)`: each active period of each person of a slice,
+ * beside its neighbours. `created` (the person's creation period) only when `withCreated`: only
+ * the new and resurrecting statuses read it, and on Citus it is a join with the project's persons,
+ * sent to every shard task.
+ */
 export function markedPeriodsSql(
   context: ViewContext,
   request: LifecycleRequest,
   slice: RawBuilder<unknown>,
+  withCreated = true,
 ): RawBuilder<unknown> {
   const { interval } = request;
+  const created = withCreated
+    ? bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval)
+    : sql`null::timestamp`;
+  const persons = withCreated
+    ? sql`left join (${projectPersonsSql(context.teamId, sql`created_at`)}) p on p.id = m.person_id`
+    : sql``;
   return sql`
-    select m.person_id, m.period, m.prev, m.next, ${bucketSql(localSql(sql.ref('p.created_at'), context.timezone), interval)} as created
+    select m.person_id, m.period, m.prev, m.next, ${created} as created
     from (
       select person_id, period,
         lag(period) over (partition by person_id order by period) as prev,
         lead(period) over (partition by person_id order by period) as next
       from (
-        select distinct e.person_id, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval)} as period
+        select distinct e.person_key as person_id, ${bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval)} as period
         from events e
         where ${lifecycleWhereSql(context, request)} and ${slice}
       ) periods
     ) m
-    left join persons p on p.team_id = ${context.teamId} and p.id = m.person_id`;
+    ${persons}`;
+}
+
+/** Whether the status reads the person's creation period (markedPeriodsSql's `created`). */
+export function statusReadsCreated(type: LifecycleType): boolean {
+  return type === 'new' || type === 'resurrecting';
 }
 
 /** The condition on a marked-periods row `m` that its person has the status at period `target`. */

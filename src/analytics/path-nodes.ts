@@ -55,7 +55,7 @@ function funnelPathSql(context: ViewContext, path: FunnelPath, slice: RawBuilder
           ${bestAttemptsSql(attempts, sql`person_id, steps, times`)}
         ) f where ${stepSelectionSql(selection)}
       ) ft
-      where ft.person_id = e.person_id and (ft.lower_ts is null or e.timestamp >= ft.lower_ts) and (ft.upper_ts is null or e.timestamp <= ft.upper_ts))`;
+      where ft.person_id = e.person_key and (ft.lower_ts is null or e.timestamp >= ft.lower_ts) and (ft.upper_ts is null or e.timestamp <= ft.upper_ts))`;
 }
 
 /**
@@ -80,7 +80,7 @@ export function pathNodesSql(
     e.event)`;
   const where = andSql([
     sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
+    sql`e.person_key > 0`,
     rangeSql(sql.ref('e.timestamp'), request.range, context.timezone),
     ...eventFiltersSql(request.filters, context.teamId),
     typesSql(types),
@@ -89,6 +89,6 @@ export function pathNodesSql(
   ]);
   const notExcluded = request.excluded.length ? sql`i.item not in (${sql.join(request.excluded)})` : sql`true`;
   const grouped = groupingSql(request.groupings, sql`(${item})`);
-  const items = sql`select i.* from (select e.person_id, e.timestamp as ts, e.id, ${grouped} as item from events e where ${where}) i where ${notExcluded}`;
+  const items = sql`select i.* from (select e.person_key as person_id, e.timestamp as ts, e.id, ${grouped} as item from events e where ${where}) i where ${notExcluded}`;
   return pathSessionNodesSql(items, request.cut);
 }

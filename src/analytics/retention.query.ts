@@ -23,16 +23,17 @@ export async function retentionActors(
   const request = await parseRetentionRequest(context, raw);
   const { total, selected } = request;
   const { cohorts, returned } = retentionRelations(context, request);
+  // Each relation once, joined by person: on Citus both are per-person rows of one shard, so the
+  // join and the grouping run there (a CTE read twice became an intermediate result of every
+  // cohort member, shipped to the coordinator and back).
   const parts = await acrossSlices(
     context,
     async (slice) =>
       (
         await sql<{ person_id: number; periods: number[] | null; returns: number }>`
-    with cohort as (select c.person_id from (${cohorts(slice)}) c where c.cohort = ${selected}),
-    returned as (select r.person_id, r.period from (${returned(slice)}) r where r.person_id in (select person_id from cohort))
     select c.person_id, array_agg(r.period) filter (where r.period > ${selected}) as periods, count(r.period) filter (where r.period > ${selected}) as returns
-    from cohort c
-    left join returned r on r.person_id = c.person_id
+    from (select c.person_id from (${cohorts(slice)}) c where c.cohort = ${selected}) c
+    left join (${returned(slice)}) r on r.person_id = c.person_id
     group by c.person_id
     order by 3 desc, c.person_id
     limit ${page.offset + page.limit}`.execute(context.db)

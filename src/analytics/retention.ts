@@ -113,7 +113,7 @@ export function retentionRelations(context: ViewContext, request: RetentionReque
   const index = periodIndex(interval, startSql);
   const common = [
     sql`e.team_id = ${context.teamId}`,
-    sql`e.person_id is not null`,
+    sql`e.person_key > 0`,
     ...eventFiltersSql(request.filters, context.teamId),
   ];
   const inWindow = rangeSql(sql.ref('e.timestamp'), { from: start, to: end }, context.timezone);
@@ -123,12 +123,12 @@ export function retentionRelations(context: ViewContext, request: RetentionReque
   const windowEnd = sql`(${formatLocal(end)}::timestamp at time zone ${context.timezone})`;
   const cohorts = (slice: RawBuilder<unknown>) =>
     !firstTime
-      ? sql`select distinct e.person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
+      ? sql`select distinct e.person_key as person_id, ${index(local)} as cohort from events e where ${andSql([...common, slice, isTarget, inWindow])}`
       : sql`select f.person_id, ${index(localSql(sql.ref('f.first_time'), context.timezone))} as cohort from (
-        select e.person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, isTarget])} group by e.person_id
+        select e.person_key as person_id, min(e.timestamp) as first_time from events e where ${andSql([...common, slice, isTarget])} group by e.person_key
       ) f where f.first_time >= ${windowStart} and f.first_time < ${windowEnd}`;
   const returned = (slice: RawBuilder<unknown>) =>
-    sql`select distinct e.person_id, ${index(local)} as period from events e where ${andSql([...common, slice, isReturn, inWindow])}`;
+    sql`select distinct e.person_key as person_id, ${index(local)} as period from events e where ${andSql([...common, slice, isReturn, inWindow])}`;
   const sameEntity = !firstTime && returning === target;
   const byPerson = (slice: RawBuilder<unknown>) => {
     const firstSeen = sql`min(e.timestamp) filter (where ${isTarget})`;
@@ -142,7 +142,7 @@ export function retentionRelations(context: ViewContext, request: RetentionReque
     const scope = firstTime
       ? sql`(${isTarget} or (${isReturn} and ${inWindow}))`
       : sql`((${isTarget} or ${isReturn}) and ${inWindow})`;
-    return sql`select e.person_id, ${cohortsOf} as cohorts, ${returnsOf} as returns from events e where ${andSql([...common, slice, scope])} group by e.person_id`;
+    return sql`select e.person_key as person_id, ${cohortsOf} as cohorts, ${returnsOf} as returns from events e where ${andSql([...common, slice, scope])} group by e.person_key`;
   };
   return { cohorts, returned, byPerson, sameEntity };
 }

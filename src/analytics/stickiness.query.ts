@@ -7,6 +7,7 @@ import { bucketSql, localSql, type Interval, type LocalRange } from './date-rang
 import { entityEventsSql, resolveEntity, targetEntity, type Entity } from './entities.ts';
 import { eventFiltersParam, type EventFilters } from './filters.ts';
 import { intervalParam, intParam, rangeParam, type RawParams } from './params.ts';
+import { firstRowsByPerson } from './person-slices.ts';
 import type { ViewContext } from './view-context.ts';
 
 /** A stickiness persons request, as parsed from its parameters. */
@@ -31,17 +32,24 @@ export async function stickinessActors(context: ViewContext, raw: RawParams, pag
   const { entity, interval, days, range, filters } = await parseStickinessPersonsRequest(context, raw);
   const where = entityEventsSql(context, filters, entity, range);
   const bucket = bucketSql(localSql(sql.ref('e.timestamp'), context.timezone), interval);
-  const { rows } = await sql<{ person_id: number }>`
-    select e.person_id
+  const rows = await firstRowsByPerson(
+    context,
+    page.offset + page.limit,
+    async (ids, limit) =>
+      (
+        await sql<{ person_id: number }>`
+    select e.person_key as person_id
     from events e
-    where ${where}
-    group by e.person_id
+    where ${where} and ${ids}
+    group by e.person_key
     having count(distinct ${bucket}) = ${days}
-    order by e.person_id
-    limit ${page.limit} offset ${page.offset}`.execute(context.db);
+    order by e.person_key
+    limit ${limit}`.execute(context.db)
+      ).rows,
+  );
   return renderActors(
     context,
-    rows.map((row) => Number(row.person_id)),
+    rows.slice(page.offset).map((row) => Number(row.person_id)),
     'store',
   );
 }

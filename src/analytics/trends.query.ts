@@ -92,11 +92,11 @@ export async function trendsActors(context: ViewContext, raw: RawParams, page: P
   const narrowed = request.breakdown ? breakdownValueConditionSql(request.breakdown, context.teamId) : sql`true`;
   const where = entityEventsSql(context, request.filters, request.entity, request.range, [narrowed]);
   const { rows } = await sql<{ person_id: number; value: number | null }>`
-    select e.person_id, ${valueSql(request.value)} as value
+    select e.person_key as person_id, ${valueSql(request.value)} as value
     from events e
     where ${where}
-    group by e.person_id
-    order by value desc nulls last, e.person_id desc
+    group by e.person_key
+    order by value desc nulls last, e.person_key desc
     limit ${page.limit} offset ${page.offset}`.execute(context.db);
   return renderActors(
     context,

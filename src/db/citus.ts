@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from './handle.ts';
 import { ADVISORY_LOCKS } from './advisory-locks.ts';
 
-type Placement =
+export type Placement =
   { table: string; kind: 'reference' } | { table: string; kind: 'distributed'; column: string; colocateWith: string };
 
 /**
@@ -40,10 +40,11 @@ export const PLACEMENTS: readonly Placement[] = [
   { table: 'insights', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   // Its key is (organization_id, id) and role entries belong to no project: by organization.
   { table: 'activity_log', kind: 'distributed', column: 'organization_id', colocateWith: 'none' },
-  // The table without bound: by distinct id, so one project's events lie on every worker and its
-  // views scan them in parallel; a distinct id never changes on an event (person_id does, on
-  // merges), and the events of one distinct id (one user's stream) stay on one shard.
-  { table: 'events', kind: 'distributed', column: 'distinct_id', colocateWith: 'none' },
+  // The table without bound: by person key (migration 0018), so each person's events lie on one
+  // shard and the per-person passes run there, while one project's events lie on every worker. The
+  // key of a personless event is derived from its distinct id (src/db/person-key.ts); events move
+  // between shards only when their person changes (a merge, the link of personless events).
+  { table: 'events', kind: 'distributed', column: 'person_key', colocateWith: 'none' },
   // Counted on every request of a key: by subject (`key:<id>`, `project:<id>`), so each claim is one
   // shard's single-row upsert, never a write to every node as a reference table's would be.
   { table: 'limit_windows', kind: 'distributed', column: 'subject', colocateWith: 'none' },
@@ -57,8 +58,11 @@ export async function hasCitus(db: Db): Promise<boolean> {
   return rows[0]?.citus === true;
 }
 
-/** Distributes every table not yet placed; answers the tables it placed (none when not on Citus). */
-export async function distributeSchema(db: Db): Promise<string[]> {
+/**
+ * Distributes every table not yet placed; answers the tables it placed (none when not on Citus).
+ * `placements`: PLACEMENTS, or (a test of a deployment placed before a migration) those of then.
+ */
+export async function distributeSchema(db: Db, placements: readonly Placement[] = PLACEMENTS): Promise<string[]> {
   if (!(await hasCitus(db))) return [];
   return db.transaction().execute(async (trx) => {
     // Two servers starting at once: the second waits, then finds everything placed.
@@ -81,7 +85,7 @@ export async function distributeSchema(db: Db): Promise<string[]> {
       where partmethod = 'h' or repmodel = 't'`.execute(trx);
     const placed = new Set(rows.map((row) => row.table));
     const done: string[] = [];
-    for (const placement of PLACEMENTS) {
+    for (const placement of placements) {
       if (placed.has(placement.table)) continue;
       if (placement.kind === 'reference') {
         await sql`select create_reference_table(${placement.table})`.execute(trx);
@@ -92,6 +96,19 @@ export async function distributeSchema(db: Db): Promise<string[]> {
       }
       done.push(placement.table);
     }
+    await disableShardJit(trx);
     return done;
   });
+}
+
+/**
+ * herd's connections run without JIT (database.ts), but a distributed statement's shard queries run
+ * in the coordinator's own connections to the workers, which take the role's defaults: with JIT on
+ * there, every one of the 32 shard tasks compiled its expressions (~0.4 s each for the retention
+ * insight's, where the query itself took 0.06 s). A default of the role in this database, which
+ * Citus propagates to every worker; set again at each start, so a node added since gets it then.
+ */
+async function disableShardJit(db: Db): Promise<void> {
+  const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
+  await sql`alter role current_user in database ${sql.id(rows[0].name)} set jit = off`.execute(db);
 }

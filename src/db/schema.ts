@@ -123,6 +123,8 @@ export interface EventsTable {
   event: string;
   distinct_id: string;
   person_id: number | null;
+  /** person_id, or a personless event's negative key of its distinct id (migration 0018; src/db/person-key.ts). */
+  person_key: number;
   properties: Json<JsonObject>;
   person_properties: Json<JsonObject>;
   timestamp: Timestamp;

@@ -6,6 +6,7 @@
 // whose snapshot includes them. Why this design: docs/architecture.md, "Anonymous events".
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { movePersonlessEvents } from './move-events.ts';
 
 /**
  * A CTE of the load statement, after the CTE `locked` (persons and their distinct-id rows, locked
@@ -37,19 +38,9 @@ export const linkedSinceSnapshotSql = sql<number>`(select count(*) from held whe
 
 /**
  * Events stored without a person under ids that were placeholders and now have one: linked to
- * it. Run after the statement that attached the ids, so it sees what the personless writers the
- * attach waited for committed. The ids' persons are read first (a CTE), then joined by distinct id:
- * on Citus events and person_distinct_ids are spread by different columns, and the CTE is read
- * once on the project's shard and joined to each events shard as a list.
+ * it, by moving them to its key (move-events.ts). Run after the statement that attached the ids, so
+ * it sees what the personless writers the attach waited for committed.
  */
 export async function linkPersonlessEvents(db: Db, teamId: number, distinctIds: string[]): Promise<void> {
-  if (distinctIds.length === 0) return;
-  await sql`with linked as (
-      select d.distinct_id, d.person_id from person_distinct_ids d
-      where d.team_id = ${teamId}::integer and d.distinct_id = any(${distinctIds}::text[]) and d.person_id is not null
-    )
-    update events e set person_id = linked.person_id
-    from linked
-    where e.team_id = ${teamId}::integer and e.distinct_id = any(${distinctIds}::text[]) and e.person_id is null
-      and e.distinct_id = linked.distinct_id`.execute(db);
+  await movePersonlessEvents(db, teamId, distinctIds);
 }

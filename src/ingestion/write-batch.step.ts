@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
+import { moveBatchEvents } from './move-events.ts';
 import { survivorOf, type PersonBatch } from './person-batch.ts';
 import { linkPersonlessEvents } from './personless-ids.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
@@ -36,13 +37,7 @@ async function writeInOneStatement(db: Db, batch: PersonBatch, events: ResolvedE
       const own = events
         .filter((resolved) => resolved.person && survivorOf(resolved.person) === person)
         .map((resolved) => resolved.event);
-      await db
-        .updateTable('events')
-        .set({ person_id: person.id })
-        .where('team_id', '=', teamId)
-        .where('distinct_id', '=', sql<string>`any(${[...new Set(own.map((event) => event.distinctId))]}::text[])`)
-        .where('uuid', '=', sql<string>`any(${own.map((event) => event.uuid)}::uuid[])`)
-        .execute();
+      await moveBatchEvents(db, teamId, own, person.id as number);
     }
   }
   // Another request gave one of these ids a person after we looked: start over and see it.

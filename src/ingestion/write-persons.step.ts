@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { RetryableConflict } from './load-batch.step.ts';
+import { moveEventsOfPerson } from './move-events.ts';
 import { survivorOf, type NewDistinctId, type PersonBatch, type PersonState } from './person-batch.ts';
 import { attachedColumnsSql, chunksOf, insertDistinctIdsSql, insertPersonsSql, type Attached } from './write-sql.ts';
 
@@ -84,12 +85,7 @@ async function applyMerge(db: Db, teamId: number, source: PersonState, target: P
       .execute();
   }
   // Past events follow the person they now belong to (PostHog's person overrides).
-  await db
-    .updateTable('events')
-    .set({ person_id: targetId })
-    .where('team_id', '=', teamId)
-    .where('person_id', '=', sourceId)
-    .execute();
+  await moveEventsOfPerson(db, teamId, sourceId, targetId);
   await db
     .insertInto('cohort_people')
     .columns(['team_id', 'cohort_id', 'person_id'])

@@ -1,6 +1,7 @@
 // The statements that write a batch, as fragments: the common case runs them all as CTEs of one
 // statement (write-batch.step.ts), the rare cases one by one.
 import { sql, type RawBuilder } from 'kysely';
+import { personKeySql } from '../db/person-key.ts';
 import { survivorOf, type NewDistinctId, type PersonState } from './person-batch.ts';
 import type { ResolvedEvent } from './resolve-person.step.ts';
 
@@ -96,7 +97,8 @@ export function updatePersonsSql(teamId: number, persons: PersonState[]): RawBui
  * The events in order. With `newPersons`, an event of a person inserted by the same statement takes
  * its id from the CTE `new_persons`. An event stored already was left out by the load step; one a
  * concurrent retry stored since is a unique violation, and the batch is retried (ingest.ts) and
- * then skips it. No `on conflict` clause: on Citus it turns the insert into a round of
+ * then skips it. Each event's `person_key` is its person's id, or its distinct id's personless key
+ * (src/db/person-key.ts): on Citus the shard it goes to. No `on conflict` clause: on Citus it turns the insert into a round of
  * intermediate results on every shard the batch touches (3× the time of a plain insert).
  */
 export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPersons: boolean): RawBuilder<unknown> {
@@ -114,10 +116,11 @@ export function insertEventsSql(teamId: number, events: ResolvedEvent[], newPers
       timestamp: event.timestamp,
     };
   });
-  const personId = newPersons ? sql`coalesce(v.person_id, n.id)` : sql`v.person_id`;
+  const personId = newPersons ? sql<number | null>`coalesce(v.person_id, n.id)` : sql<number | null>`v.person_id`;
   const join = newPersons ? sql`left join new_persons n on n.uuid = v.person_uuid` : sql``;
-  return sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
-    select ${teamId}::integer, v.uuid, v.event, v.distinct_id, ${personId}, v.properties, v.person_properties, v.timestamp
+  return sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
+    select ${teamId}::integer, v.uuid, v.event, v.distinct_id, ${personId}, ${personKeySql(personId, sql.ref('v.distinct_id'))},
+      v.properties, v.person_properties, v.timestamp
     from ${rowsOf(rows)}
       as v (ord integer, uuid uuid, event text, distinct_id text, person_id bigint, person_uuid uuid, properties jsonb, person_properties jsonb, timestamp timestamptz)
     ${join}

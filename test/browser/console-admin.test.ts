@@ -25,6 +25,25 @@ let watched: WatchedPage;
 let page: Page;
 let organizationId: string;
 
+/** The text of what describes the input of that id (its error, tied by aria-describedby). */
+async function describedBy(on: Page, id: string): Promise<string> {
+  return on.evaluate(`(() => {
+    const input = document.getElementById(${JSON.stringify(id)});
+    const ids = (input?.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+    return ids.map((each) => document.getElementById(each)?.textContent ?? '').join(' ');
+  })()`) as Promise<string>;
+}
+
+/** The option a person reads in the select of that name. */
+async function selectedText(on: Page, label: string): Promise<string> {
+  const select = await on.locator(aria(label, 'combobox')).waitHandle();
+  const shown = await select.evaluate(
+    (element: unknown) => (element as { selectedOptions: ArrayLike<{ text: string }> }).selectedOptions[0]?.text ?? '',
+  );
+  await select.dispose();
+  return shown;
+}
+
 async function get(url: string, key = harness.tenant.key) {
   return harness.ctx.app.inject({ url, headers: bearer(key) });
 }
@@ -87,6 +106,7 @@ describe('console: administration', () => {
     );
 
     await click(page, 'Remove grace@example.com');
+    await click(page, 'Remove from role');
     await waitForText(page, 'Nobody has this role yet.');
   });
 
@@ -96,7 +116,9 @@ describe('console: administration', () => {
     await fill(page, 'Role name', 'PLATFORM');
     await click(page, 'Create role');
     await waitForText(page, 'There is already a role with this name.');
-    await waitForText(page, '(field: name)');
+    // Beside the field, tied to it: the field's description is the API's detail, and it says nothing of "field:".
+    assert.equal(await describedBy(page, 'new-role-name'), 'There is already a role with this name.');
+    assert.ok(!(await mainText(page)).includes('field:'));
     await screenshot(page, 'roles');
   });
 
@@ -116,8 +138,7 @@ describe('console: administration', () => {
     await choose(page, 'Level', 'Admin');
     await click(page, 'Add member');
     await waitForText(page, '3 members');
-    assert.match(await mainText(page), /hopper@example\.com\s+Admin/);
-    await screenshot(page, 'members');
+    assert.equal(await selectedText(page, 'Level of hopper@example.com'), 'Admin');
   });
 
   it('creates a key with chosen scopes, shows its value once, and revokes it', async () => {
@@ -137,6 +158,9 @@ describe('console: administration', () => {
     assert.ok(!(await mainText(page)).split('Copy its value now')[0].includes(value));
 
     await click(page, 'Revoke reporting');
+    await click(page, 'Revoke key');
+    // Closed once the API has answered; while it is open the page behind it is out of the accessibility tree.
+    await page.waitForSelector(aria('Revoke reporting?', 'dialog'), { hidden: true });
     await page.waitForSelector(aria('Revoke reporting'), { hidden: true });
     assert.equal((await get(`/api/projects/${harness.tenant.project.id}/persons/`, value)).statusCode, 401);
   });
@@ -175,8 +199,8 @@ describe('console: administration', () => {
     assert.equal(patched.statusCode, 200);
     await click(page, 'Activity', 'link');
     await waitForText(page, 'plan: pro → enterprise');
-    await page.waitForSelector(aria(`Person ${dana.id}`, 'link'));
-    await screenshot(page, 'activity');
+    // The entry names the person as the persons list does.
+    await page.waitForSelector(aria('dana@example.com', 'link'));
   });
 
   it('switches to another project of the organization', async () => {

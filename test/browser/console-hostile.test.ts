@@ -87,8 +87,13 @@ describe('console: hostile captured data', () => {
     await fill(page, 'New value of bio', `${BIO} (cleaned)`);
     await click(page, 'Save bio');
     await waitForText(page, `bio: ${BIO} → ${BIO} (cleaned)`);
+    await click(page, `Edit ${KEY}`);
     await click(page, `Delete ${KEY}`);
-    await page.waitForSelector(aria(`Edit ${KEY}`), { hidden: true });
+    // The confirmation names the key and its value as text too.
+    await page.waitForSelector(aria(`Delete the property ${KEY}?`, 'dialog'));
+    await assertNothingRan();
+    await click(page, 'Delete property');
+    await page.waitForSelector(aria(`Editing ${KEY}`), { hidden: true });
     await waitForText(page, `${KEY}: ${LINK} → (none)`);
     await assertNothingRan();
   });
@@ -96,6 +101,8 @@ describe('console: hostile captured data', () => {
   it('shows the same data in the activity across persons and in the search as text', async () => {
     await click(page, 'Activity', 'link');
     await waitForText(page, `bio: ${BIO} → ${BIO} (cleaned)`);
+    // Each entry names its person by the name it is listed with: the markup, as text.
+    await page.waitForSelector(aria(NAME, 'link'));
     await click(page, 'Persons', 'link');
     await fill(page, 'Search persons', DISTINCT_ID);
     await click(page, 'Search');

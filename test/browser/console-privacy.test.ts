@@ -10,6 +10,7 @@ import {
   capture,
   click,
   fill,
+  mainText,
   openConsole,
   signIn,
   startConsoleHarness,
@@ -136,7 +137,13 @@ describe('console: privacy requests', () => {
     await waitForText(page, 'Must be null or a whole number of days from 1 to 36500.');
     await fill(page, 'Keep events for (days)', '400');
     await click(page, 'Save retention');
+    // Shortening the period deletes events: asked first, and nothing is saved until confirmed.
+    await page.waitForSelector(aria('Keep events for 400 days only?', 'dialog'));
+    assert.equal((await apiGet(`/api/projects/${harness.tenant.project.id}/`)).data_retention_days, null);
+    await click(page, 'Shorten retention');
     await waitForText(page, 'Retention saved.');
+    // The refusal of 0 went with the success.
+    assert.ok(!(await mainText(page)).includes('Must be null or a whole number'));
     await waitForText(page, 'Events older than 400 days are deleted');
     const project = await apiGet(`/api/projects/${harness.tenant.project.id}/`);
     assert.equal(project.data_retention_days, 400);

@@ -1,25 +1,38 @@
-// The console's pure pieces: what it asks the insight endpoints, how an answer in the shapes of the
-// insights issue becomes a chart with a persons link per point, which links it will follow, and the
-// filter group its builder sends.
+// The console's pure pieces: what it asks the insight endpoints, the insight in the route, and the
+// filter group its builder sends (how an answer reads is test/console/insight-charts.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filterGroup, type FilterState } from '../../console/src/filters/filter-model.ts';
 import {
-  chartModel,
+  emptyFilters,
+  filterGroup,
+  filterStateOf,
+  wholeFilterStateOf,
+  type FilterState,
+} from '../../console/src/filters/filter-model.ts';
+import {
+  defaultInsight,
+  filtersQuery,
+  insightFilters,
   insightRequest,
-  personsOf,
-  personsPath,
-  type InsightForm,
+  insightStateOf,
+  newSeries,
+  queryFilters,
+  type InsightState,
 } from '../../console/src/insights/insight-query.ts';
 
-const form = (change: Partial<InsightForm>): InsightForm => ({
-  kind: 'trends',
-  events: '$pageview, signed up',
-  math: 'dau',
-  interval: 'day',
-  dateFrom: '-7d',
-  dateTo: '',
+const form = (change: Partial<InsightState>): InsightState => ({
+  ...defaultInsight(),
+  series: [
+    { ...newSeries('$pageview'), math: 'dau' },
+    { ...newSeries('signed up'), math: 'dau' },
+  ],
   ...change,
+});
+
+const filters = (rows: FilterState['rows'], match: FilterState['match'] = 'AND'): FilterState => ({
+  ...emptyFilters(),
+  match,
+  rows,
 });
 
 describe('console: insight requests', () => {
@@ -32,181 +45,126 @@ describe('console: insight requests', () => {
     ]);
     assert.equal(trends.query.interval, 'day');
     assert.equal(trends.query.date_from, '-7d');
+    assert.equal(trends.query.insight, undefined, 'the kind names the endpoint, it is no parameter of it');
     assert.equal(insightRequest(7, form({ kind: 'stickiness' })).query.shown_as, 'Stickiness');
     assert.equal(insightRequest(7, form({ kind: 'lifecycle' })).query.shown_as, 'Lifecycle');
     assert.equal(insightRequest(7, form({ kind: 'funnel' })).path, '/api/projects/7/insights/funnel/');
     assert.equal(insightRequest(7, form({ kind: 'paths' })).path, '/api/projects/7/insights/path/');
   });
 
-  it('asks retention for the first event as target, the second as returning, by a capitalized period', () => {
-    const retention = insightRequest(7, form({ kind: 'retention', interval: 'week' }));
+  it('asks retention for the first event as target and the returning one, by a capitalized period', () => {
+    const retention = insightRequest(7, form({ kind: 'retention', interval: 'week', returning: 'signed up' }));
     assert.equal(retention.path, '/api/projects/7/insights/retention/');
     assert.deepEqual(JSON.parse(String(retention.query.target_entity)), { id: '$pageview', type: 'events' });
     assert.deepEqual(JSON.parse(String(retention.query.returning_entity)), { id: 'signed up', type: 'events' });
     assert.equal(retention.query.period, 'Week');
+    assert.equal(retention.query.events, undefined);
+    assert.equal(retention.query.date_from, undefined, 'retention has no start');
+    const same = insightRequest(7, form({ kind: 'retention' }));
+    assert.deepEqual(JSON.parse(String(same.query.returning_entity)), { id: '$pageview', type: 'events' });
+  });
+
+  it('sends the interval, breakdown and measure only where they apply', () => {
+    const state = form({ breakdown: '$browser', breakdownType: 'person', interval: 'week' });
+    const funnel = insightRequest(7, { ...state, kind: 'funnel' }).query;
+    assert.equal(funnel.interval, undefined);
+    assert.equal(funnel.breakdown, '$browser');
+    assert.equal(funnel.breakdown_type, 'person');
+    assert.deepEqual(JSON.parse(String(funnel.events))[0], { id: '$pageview', type: 'events', order: 0 });
+    const lifecycle = insightRequest(7, { ...state, kind: 'lifecycle' }).query;
+    assert.equal(lifecycle.breakdown, undefined);
+    assert.equal(lifecycle.interval, 'week');
+    assert.equal(insightRequest(7, { ...state, kind: 'paths' }).query.interval, undefined);
+  });
+
+  it("sends a series' filters with its entity and the insight's as properties", () => {
+    const state = form({
+      series: [
+        {
+          ...newSeries('$pageview'),
+          filters: filters([{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }]),
+        },
+        newSeries(' '),
+      ],
+      filters: filters([{ type: 'person', key: 'plan', operator: 'is_set', value: '' }]),
+    });
+    const query = insightRequest(7, state).query;
+    assert.deepEqual(JSON.parse(String(query.events)), [
+      {
+        id: '$pageview',
+        type: 'events',
+        order: 0,
+        properties: [{ key: '$browser', operator: 'exact', value: 'Chrome', type: 'event' }],
+      },
+    ]);
+    assert.deepEqual(JSON.parse(String(query.properties)), {
+      type: 'AND',
+      values: [{ type: 'AND', values: [{ key: 'plan', operator: 'is_set', type: 'person' }] }],
+    });
   });
 });
 
-describe('console: insight answers as charts', () => {
-  it('draws a trend series per result with the persons link of every point', () => {
-    const model = chartModel(form({}), 7, {
-      result: [
+describe('console: the insight in the route', () => {
+  const roundTrip = (state: InsightState) =>
+    insightStateOf(queryFilters(new URLSearchParams(filtersQuery(insightFilters(state)))));
+
+  it('reads back every kind it writes, as the route and a saved insight carry it', () => {
+    const state = form({
+      dateFrom: '2024-01-01',
+      dateTo: '2024-01-31',
+      breakdown: 'plan',
+      breakdownType: 'person',
+      series: [
         {
-          label: '$pageview',
-          data: [3, 0],
-          labels: ['1-Jan-2024', '2-Jan-2024'],
-          days: ['2024-01-01', '2024-01-02'],
-          breakdown_value: 'Chrome',
-          persons_urls: [{ url: '/a' }, { url: '/b' }],
+          event: '$pageview',
+          math: 'weekly_active',
+          filters: filters([{ type: 'event', key: '$browser', operator: 'icontains', value: 'chro' }]),
         },
-        {
-          label: '$pageview',
-          data: [1, 2],
-          labels: ['1-Jan-2024', '2-Jan-2024'],
-          breakdown_value: 'Safari',
-          persons_urls: [{ url: '/c' }, { url: '/d' }],
-        },
+        { ...newSeries('signed up'), math: 'dau' },
       ],
+      filters: filters(
+        [
+          { type: 'person', key: 'plan', operator: 'exact', value: 'pro' },
+          { type: 'event', key: '$current_url', operator: 'regex', value: '^/a' },
+        ],
+        'OR',
+      ),
     });
-    assert.deepEqual(model.labels, ['1-Jan-2024', '2-Jan-2024']);
-    assert.deepEqual(
-      model.series.map((series) => series.label),
-      ['$pageview · Chrome', '$pageview · Safari'],
-    );
-    assert.deepEqual(model.series[1].values, [1, 2]);
-    assert.deepEqual(model.series[1].urls, ['/c', '/d']);
-    assert.equal(model.style, 'line');
-  });
-
-  it('names lifecycle series by status and draws them as bars', () => {
-    const model = chartModel(form({ kind: 'lifecycle' }), 7, {
-      result: [
-        { label: '$pageview', status: 'dormant', data: [-2], labels: ['1-Jan-2024'], persons_urls: [{ url: '/x' }] },
-      ],
-    });
-    assert.equal(model.series[0].label, '$pageview · dormant');
-    assert.deepEqual(model.series[0].values, [-2]);
-    assert.equal(model.style, 'bars');
-  });
-
-  it('draws a funnel as converted and dropped-off counts per step, with their persons links', () => {
-    const model = chartModel(form({ kind: 'funnel' }), 7, {
-      result: [
-        { name: '$pageview', order: 0, count: 10, converted_people_url: '/s1', dropped_people_url: null },
-        {
-          name: 'signed up',
-          custom_name: 'Sign-up',
-          order: 1,
-          count: 4,
-          converted_people_url: '/s2',
-          dropped_people_url: '/d2',
-        },
-      ],
-    });
-    assert.deepEqual(model.labels, ['1. $pageview', '2. Sign-up']);
-    assert.deepEqual(
-      model.series.map((series) => [series.label, series.values, series.urls]),
-      [
-        ['Converted', [10, 4], ['/s1', '/s2']],
-        ['Dropped off', [0, 6], [null, '/d2']],
-      ],
-    );
-  });
-
-  it('draws a broken-down funnel as a pair of series per value', () => {
-    const step = (breakdown: string, count: number, order: number) => ({
-      name: 'e',
-      order,
-      count,
-      breakdown_value: breakdown,
-      converted_people_url: `/${breakdown}${order}`,
-    });
-    const model = chartModel(form({ kind: 'funnel' }), 7, {
-      result: [
-        [step('a', 5, 0), step('a', 2, 1)],
-        [step('b', 3, 0), step('b', 3, 1)],
-      ],
-    });
-    assert.deepEqual(
-      model.series.map((series) => series.label),
-      ['Converted · a', 'Dropped off · a', 'Converted · b', 'Dropped off · b'],
-    );
-    assert.deepEqual(model.series[1].values, [0, 3]);
-    assert.deepEqual(model.series[2].urls, ['/b0', '/b1']);
-  });
-
-  it("draws retention as a line per cohort, a cell's people link per period", () => {
-    const model = chartModel(form({ kind: 'retention', interval: 'day' }), 7, {
-      result: [
-        {
-          label: 'Day 0',
-          date: '2024-01-01T00:00:00Z',
-          values: [
-            { count: 4, people_url: '/r00' },
-            { count: 1, people_url: '/r01' },
-          ],
-        },
-        { label: 'Day 1', date: '2024-01-02T00:00:00Z', values: [{ count: 2, people_url: '/r10' }] },
-      ],
-    });
-    assert.deepEqual(model.labels, ['Day 0', 'Day 1']);
-    assert.deepEqual(model.series[0].values, [4, 1]);
-    assert.deepEqual(model.series[1].values, [2, 0]);
-    assert.deepEqual(model.series[1].urls, ['/r10', null]);
-  });
-
-  it('draws the heaviest path edges, each leading to the persons path view of that edge', () => {
-    const model = chartModel(form({ kind: 'paths', dateFrom: '2024-01-01' }), 7, {
-      result: [
-        { source: '1_/home', target: '2_/pricing', value: 3 },
-        { source: '1_/home', target: '2_/docs', value: 9 },
-      ],
-    });
-    assert.deepEqual(model.labels, ['1_/home → 2_/docs', '1_/home → 2_/pricing']);
-    const url = new URL(String(model.series[0].urls[0]), 'http://herd.test');
-    assert.equal(url.pathname, '/api/projects/7/persons/path/');
-    assert.equal(url.searchParams.get('path_start_key'), '1_/home');
-    assert.equal(url.searchParams.get('path_end_key'), '2_/docs');
-    assert.equal(url.searchParams.get('date_from'), '2024-01-01');
-  });
-});
-
-describe('console: persons links', () => {
-  it('follows only persons views of the current project, absolute or not', () => {
-    const origin = 'http://127.0.0.1:8000';
-    assert.equal(personsPath('/api/projects/7/persons/trends/?a=1', 7, origin), '/api/projects/7/persons/trends/?a=1');
-    assert.equal(
-      personsPath('https://herd.example/api/projects/7/persons/funnel/?x=2', 7, origin),
-      '/api/projects/7/persons/funnel/?x=2',
-    );
-    for (const url of [
-      '/api/projects/8/persons/trends/',
-      '/api/projects/7/cohorts/',
-      'javascript:alert(1)',
-      '//evil.test/api/projects/7/x',
-      '/api/projects/7/persons',
-    ]) {
-      assert.equal(personsPath(url, 7, origin), null, url);
+    assert.deepEqual(roundTrip(state), state);
+    for (const kind of ['funnel', 'lifecycle', 'stickiness', 'paths'] as const) {
+      const other = { ...form({ kind }), series: form({ kind }).series.map((item) => ({ ...item, math: 'total' })) };
+      const back = roundTrip(other);
+      assert.equal(back.kind, kind);
+      if (kind !== 'paths') assert.deepEqual(back.series, other.series);
     }
+    const retention = roundTrip(
+      form({ kind: 'retention', interval: 'month', returning: 'signed up', dateTo: '2024-02-01' }),
+    );
+    assert.deepEqual(
+      [retention.kind, retention.series[0].event, retention.returning, retention.interval, retention.dateTo],
+      ['retention', '$pageview', 'signed up', 'month', '2024-02-01'],
+    );
   });
 
-  it("reads the persons of every analytical envelope, retention's included", () => {
-    const person = {
-      id: 1,
-      uuid: 'u',
-      name: 'a',
-      distinct_ids: ['a'],
-      properties: {},
-      created_at: '2024-01-01T00:00:00Z',
-    };
-    assert.deepEqual(personsOf({ results: [{ people: [person], count: 1 }], next: '/n' }), {
-      persons: [person],
-      next: '/n',
+  it('names the kinds as the platform does and reads JSON values only where they are JSON', () => {
+    const query = filtersQuery(insightFilters(form({ kind: 'funnel' })));
+    assert.equal(query.insight, 'FUNNELS');
+    assert.equal(typeof query.events, 'string');
+    const read = queryFilters(new URLSearchParams({ events: '[{"id":"a"}]', date_from: '-7d', breakdown: '[oops' }));
+    assert.deepEqual(read, { events: [{ id: 'a' }], date_from: '-7d', breakdown: '[oops' });
+  });
+
+  it('opens what it cannot fully show with defaults rather than failing', () => {
+    const state = insightStateOf({
+      insight: 'nonsense',
+      events: 'not a list',
+      properties: { type: 'AND', values: [7] },
     });
-    assert.deepEqual(personsOf({ result: [{ person, appearances: [1, 0] }], next: null }), {
-      persons: [person],
-      next: null,
-    });
+    assert.equal(state.kind, 'trends');
+    assert.deepEqual(state.series, defaultInsight().series);
+    assert.deepEqual(state.filters.rows, []);
+    assert.equal(insightStateOf({ insight: 'trends', shown_as: 'Lifecycle' }).kind, 'trends');
+    assert.equal(insightStateOf({ shown_as: 'Lifecycle' }).kind, 'lifecycle');
   });
 });
 
@@ -215,8 +173,8 @@ describe('console: property filters', () => {
     const state: FilterState = {
       match: 'OR',
       rows: [
-        { key: 'plan', operator: 'exact', value: 'pro' },
-        { key: 'email', operator: 'is_set', value: 'ignored' },
+        { type: 'person', key: 'plan', operator: 'exact', value: 'pro' },
+        { type: 'person', key: 'email', operator: 'is_set', value: 'ignored' },
       ],
       cohortId: '3',
     };
@@ -234,5 +192,62 @@ describe('console: property filters', () => {
       ],
     });
     assert.equal(filterGroup({ match: 'AND', rows: [], cohortId: '' }), null);
+  });
+
+  it('reads back the group it sends, the cohort included, and a plain list as all required', () => {
+    const state: FilterState = {
+      match: 'OR',
+      rows: [
+        { type: 'person', key: 'plan', operator: 'exact', value: 'pro' },
+        { type: 'event', key: '$browser', operator: 'is_not', value: 'Safari' },
+      ],
+      cohortId: '3',
+    };
+    assert.deepEqual(filterStateOf(filterGroup(state)), state);
+    assert.deepEqual(filterStateOf([{ key: 'age', operator: 'gt', value: 40 }]).rows, [
+      { type: 'person', key: 'age', operator: 'gt', value: '40' },
+    ]);
+    assert.deepEqual(filterStateOf('junk'), emptyFilters());
+  });
+
+  it('reads a cohort definition for editing only when the builder can show every part of it', () => {
+    const state: FilterState = {
+      match: 'AND',
+      rows: [{ type: 'person', key: 'plan', operator: 'icontains', value: 'pro' }],
+      cohortId: '7',
+    };
+    assert.deepEqual(wholeFilterStateOf(filterGroup(state)), state);
+    const plan = { key: 'plan', operator: 'exact', value: 'pro', type: 'person' };
+    const refused = {
+      'a group inside the group': { type: 'AND', values: [{ type: 'AND', values: [{ type: 'OR', values: [plan] }] }] },
+      'two groups': {
+        type: 'AND',
+        values: [
+          { type: 'AND', values: [plan] },
+          { type: 'OR', values: [plan] },
+        ],
+      },
+      'a row beside a group': { type: 'AND', values: [plan, { type: 'OR', values: [plan, plan] }] },
+      'parts joined by OR': {
+        type: 'OR',
+        values: [
+          { type: 'AND', values: [plan] },
+          { type: 'cohort', value: 2 },
+        ],
+      },
+      'an unknown operator': { type: 'AND', values: [{ type: 'AND', values: [{ ...plan, operator: 'soundex' }] }] },
+      'two cohorts': {
+        type: 'AND',
+        values: [
+          { type: 'cohort', value: 2 },
+          { type: 'cohort', value: 3 },
+        ],
+      },
+      'a leaf without a key': { type: 'AND', values: [{ type: 'AND', values: [{ value: 'pro' }] }] },
+      'no group': undefined,
+    };
+    for (const [what, filters] of Object.entries(refused)) assert.equal(wholeFilterStateOf(filters), null, what);
+    // The lenient reader still shows what it can of the same inputs.
+    assert.deepEqual(filterStateOf(refused['a row beside a group']).rows.length, 3);
   });
 });

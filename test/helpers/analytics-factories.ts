@@ -7,6 +7,7 @@ import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import { setupTestApp, TestClock, type TestContext } from './app.ts';
 import { makeTenant, type Tenant, type TestPerson } from './factories.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 export async function makeEvent(
   db: Db,
@@ -24,6 +25,7 @@ export async function makeEvent(
       event,
       distinct_id: person.distinctId,
       person_id: person.id,
+      person_key: eventKey(person.id, person.distinctId),
       properties: JSON.stringify(properties),
       person_properties: JSON.stringify(person.properties),
       timestamp: new Date(timestamp),

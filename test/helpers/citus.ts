@@ -106,7 +106,7 @@ export async function dropCitusDatabase(baseUrl: string, workers: CitusNode[], n
 }
 
 // Queries that may run on many shards: those over events of one project (spread over every worker
-// by distinct id; the views of one project fan out by design, never across projects), and the weekly deletion batch's listing of every
+// by person key; the views of one project fan out by design, never across projects), and the weekly deletion batch's listing of every
 // project's pending tasks, and the minutely sweep of expired limit windows and slot leases. Every other query must be routed to one shard (or to one copy of a
 // reference table); Citus raises an error for it otherwise.
 const MAY_FAN_OUT = [

@@ -148,3 +148,27 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * A database with no migration applied (for tests of a migration over stored data): in-memory
+ * PGlite, a new database on PostgreSQL, or one created on every Citus node (workers registered).
+ */
+export async function createEmptyTestDatabase(): Promise<DatabaseHandle> {
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl) return openPGlite({ dataDir: null });
+  const name = `${parse(baseUrl).database || 'postgres'}_e_${crypto.randomBytes(6).toString('hex')}`;
+  const workers = citusWorkers();
+  if (workers) {
+    const handle = await openPostgres(await createCitusDatabase(baseUrl, workers, name), 2);
+    return { ...handle, close: async () => (await handle.close(), await dropCitusDatabase(baseUrl, workers, name)) };
+  }
+  await withAdmin(baseUrl, (admin) => sql`create database ${sql.id(name)}`.execute(admin));
+  const handle = await openPostgres(withDatabase(baseUrl, name), 2);
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await withAdmin(baseUrl, (admin) => dropWhenDisconnected(admin, name));
+    },
+  };
+}

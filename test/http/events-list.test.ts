@@ -17,6 +17,7 @@ import {
 import { EVERY_SHARD } from '../helpers/citus.ts';
 import { makeKey, makePerson, makeTenant, bearer, type TestPerson } from '../helpers/factories.ts';
 import { post } from './capture-helpers.ts';
+import { eventKey, personlessKeySql } from '../../src/db/person-key.ts';
 
 interface WireEvent {
   id: string;
@@ -123,6 +124,7 @@ describe('the events list', () => {
           uuid,
           event: 'made',
           distinct_id: 'v7',
+          person_key: eventKey(null, 'v7'),
           properties: '{}',
           person_properties: '{}',
           timestamp: new Date(timestamp),
@@ -253,8 +255,8 @@ describe('the events list', () => {
     const db = a.ctx.deps.db;
     const other = await makeTenant(db);
     // Enough events that the planner reads a page from the index rather than sorting the table.
-    await sql`insert into events (team_id, uuid, event, distinct_id, properties, person_properties, timestamp)
-      select ${other.project.id}, gen_random_uuid(), 'e' || (g % 7), 'd' || (g % 97), '{}', '{}',
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_key, properties, person_properties, timestamp)
+      select ${other.project.id}, gen_random_uuid(), 'e' || (g % 7), 'd' || (g % 97), ${personlessKeySql(sql`'d' || (g % 97)`)}, '{}', '{}',
         '2024-01-01'::timestamptz + g * interval '1 minute' from generate_series(1, 20000) g`.execute(db);
     await sql.raw(`${EVERY_SHARD} analyze events`).execute(db);
     const context = { db, teamId: other.project.id, timezone: 'UTC', now: new Date('2024-02-01T00:00:00Z') };

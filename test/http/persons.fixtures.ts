@@ -1,6 +1,7 @@
 // Events written straight to the database, for the persons API tests.
 import crypto from 'node:crypto';
 import type { Db } from '../../src/db/database.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 export async function seedEvent(
   db: Db,
@@ -21,6 +22,7 @@ export async function seedEvent(
       event: options.event ?? 'pageview',
       distinct_id: options.distinctId ?? 'someone',
       person_id: person?.id ?? null,
+      person_key: eventKey(person?.id ?? null, options.distinctId ?? 'someone'),
       properties: '{}',
       person_properties: JSON.stringify(options.personProperties ?? {}),
       timestamp: options.timestamp,

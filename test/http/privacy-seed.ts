@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 export interface EventSpec {
   distinctId: string;
@@ -26,6 +27,7 @@ export async function insertEvents(db: Db, teamId: number, specs: EventSpec[]): 
         event: spec.event ?? 'pageview',
         distinct_id: spec.distinctId,
         person_id: spec.personId ?? null,
+        person_key: eventKey(spec.personId ?? null, spec.distinctId),
         properties: JSON.stringify(spec.properties ?? {}),
         person_properties: JSON.stringify(spec.personProperties ?? {}),
         timestamp: new Date(spec.timestamp),
@@ -41,8 +43,9 @@ export async function insertManyEvents(
   teamId: number,
   input: { distinctId: string; personId: number | null; count: number; start: string },
 ): Promise<void> {
-  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
+  await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
     select ${teamId}::integer, gen_random_uuid(), 'pageview', ${input.distinctId}::text, ${input.personId}::bigint,
+      ${eventKey(input.personId, input.distinctId)},
       jsonb_build_object('i', i), '{}'::jsonb, ${new Date(input.start)}::timestamptz + i * interval '1 second'
     from generate_series(1, ${input.count}::integer) as i`.execute(db);
 }

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { makeEvent } from '../helpers/analytics-factories.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
 import { makePerson, makeTenant, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 describe('EventsQuery', () => {
   let ctx: TestContext;
@@ -33,8 +34,8 @@ describe('EventsQuery', () => {
     await makeEvent(db, team, bob, 'sign up', '2023-01-01T00:00:00Z', { key: 'd' });
     // A future-dated event, hidden by the default `before` (now + 5 s).
     await makeEvent(db, team, bob, 'sign out', '2024-03-11T00:00:00Z', {});
-    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
-      values (${team}::integer, gen_random_uuid(), 'anon', 'anon-1', null, '{}', '{}', '2024-03-10T08:00:00Z')`.execute(
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
+      values (${team}::integer, gen_random_uuid(), 'anon', 'anon-1', null, ${eventKey(null, 'anon-1')}, '{}', '{}', '2024-03-10T08:00:00Z')`.execute(
       db,
     );
     const cohort = await sql<{ id: number }>`insert into cohorts (team_id, name, filters, created_at)

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { makeEvent } from '../helpers/analytics-factories.ts';
 import { setupTestApp, TestClock, type TestContext } from '../helpers/app.ts';
 import { makeKey, makePerson, makeTenant, bearer, type Tenant, type TestPerson } from '../helpers/factories.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 const onCitus = Boolean(process.env.TEST_CITUS_WORKERS);
 
@@ -35,8 +36,8 @@ describe('HogQLQuery', () => {
     await makeEvent(db, team, alice, '$pageview', '2024-03-02T11:30:00Z', { $browser: 'Firefox', price: 3 });
     await makeEvent(db, team, bob, 'signed_up', '2024-03-03T09:00:00Z', { $browser: 'Chrome', flag: true });
     // A personless event (no person yet): its person fields are null.
-    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
-      values (${team}::integer, gen_random_uuid(), 'anon', 'anon-1', null, '{}', '{}', '2024-03-04T00:00:00Z')`.execute(
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
+      values (${team}::integer, gen_random_uuid(), 'anon', 'anon-1', null, ${eventKey(null, 'anon-1')}, '{}', '{}', '2024-03-04T00:00:00Z')`.execute(
       db,
     );
   });

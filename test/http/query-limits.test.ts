@@ -10,6 +10,7 @@ import { shareParameters } from '../../src/hogql/parameters.ts';
 import { compileHogQLQuery } from '../../src/query/hogql-query.ts';
 import { setupTestApp, type TestContext } from '../helpers/app.ts';
 import { makeTenant, type Tenant } from '../helpers/factories.ts';
+import { personlessKeySql } from '../../src/db/person-key.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const onCitus = Boolean(process.env.TEST_CITUS_WORKERS);
@@ -28,8 +29,8 @@ describe('query limits', () => {
       },
     });
     tenant = await makeTenant(ctx.deps.db);
-    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp)
-      select ${tenant.project.id}::integer, gen_random_uuid(), 'e' || (g % 7), 'd' || g, null, '{}', '{}', now() - g * interval '1 minute'
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_id, person_key, properties, person_properties, timestamp)
+      select ${tenant.project.id}::integer, gen_random_uuid(), 'e' || (g % 7), 'd' || g, null, ${personlessKeySql(sql`'d' || g`)}, '{}', '{}', now() - g * interval '1 minute'
       from generate_series(1, ${EVENTS}::integer) g`.execute(ctx.deps.db);
   });
   after(() => ctx.close());

@@ -9,6 +9,7 @@ import { storedEventsSql, storedKey } from '../../src/ingestion/load-batch.step.
 import { EVERY_SHARD } from '../helpers/citus.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
+import { eventKey, personlessKeySql } from '../../src/db/person-key.ts';
 
 interface PlanNode {
   'Relation Name'?: string;
@@ -44,14 +45,14 @@ describe('the retry lookup of capture', () => {
     // The statistics know another project's 20 000 events and none of this one's: its heavy
     // visitor's 3 000 events came after the last ANALYZE.
     const other = (await makeTenant(database.db)).project.id;
-    await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
-      select ${other}::integer, gen_random_uuid(), 'page', 'visitor-' || (g % 2000), now() from generate_series(1, 20000) g`.execute(
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_key, timestamp)
+      select ${other}::integer, gen_random_uuid(), 'page', 'visitor-' || (g % 2000), ${personlessKeySql(sql`'visitor-' || (g % 2000)`)}, now() from generate_series(1, 20000) g`.execute(
       database.db,
     );
     // Statistics of every project's rows, as autovacuum takes them (on Citus, of every shard).
     await sql`${sql.raw(EVERY_SHARD)} analyze events`.execute(database.db);
-    await sql`insert into events (team_id, uuid, event, distinct_id, timestamp)
-      select ${teamId}::integer, case when g <= 2 then (${stored}::uuid[])[g] else gen_random_uuid() end, 'page', 'heavy', now()
+    await sql`insert into events (team_id, uuid, event, distinct_id, person_key, timestamp)
+      select ${teamId}::integer, case when g <= 2 then (${stored}::uuid[])[g] else gen_random_uuid() end, 'page', 'heavy', ${eventKey(null, 'heavy')}, now()
       from generate_series(1, 3000) g`.execute(database.db);
   });
   after(async () => database.close());

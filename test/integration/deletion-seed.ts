@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../src/db/database.ts';
 import { queueEventDeletions } from '../../src/modules/deletions/deletions.repository.ts';
 import type { TestPerson } from '../helpers/factories.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 export async function seedEvents(
   db: Db,
@@ -21,6 +22,7 @@ export async function seedEvents(
         event: 'pageview',
         distinct_id: distinctId,
         person_id: personId,
+        person_key: eventKey(personId, distinctId),
         properties: JSON.stringify({ i }),
         person_properties: JSON.stringify({}),
         timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)),

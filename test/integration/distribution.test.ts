@@ -10,6 +10,7 @@ import * as definitionsMigration from '../../src/db/migrations/0017_definitions.
 import { citusWorkers } from '../helpers/citus.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
+import { eventKey } from '../../src/db/person-key.ts';
 
 const onCitus = citusWorkers() !== null;
 
@@ -84,6 +85,7 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
           uuid: crypto.randomUUID(),
           event: 'stored before',
           distinct_id: 'before',
+          person_key: eventKey(null, 'before'),
           properties: JSON.stringify({ plan: 'pro' }),
           person_properties: '{}',
           timestamp: new Date(),
@@ -113,7 +115,7 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
       assert.deepEqual(await migrateDatabase(database.db), { applied: [], distributed: [] });
     });
 
-    it("spreads one project's events over every worker, by distinct id", async () => {
+    it("spreads one project's events over every worker, by person key (a personless event by its distinct id's)", async () => {
       const tenant = await makeTenant(database.db);
       const distinctIds = Array.from({ length: 40 }, (_, i) => `spread-${i}`);
       await database.db
@@ -124,6 +126,7 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
             uuid: crypto.randomUUID(),
             event: 'spread',
             distinct_id: distinctId,
+            person_key: eventKey(null, distinctId),
             properties: '{}',
             person_properties: '{}',
             timestamp: new Date(),

@@ -38,7 +38,13 @@ test('0007 links stored personless events and leaves placeholders for the ids wi
     });
     await db
       .insertInto('events')
-      .values([event('known', null), event('known', person.id), event('stranger', null), event('stranger', null)])
+      // The schema of 0006, before events had a person_key (0018).
+      .values([
+        event('known', null),
+        event('known', person.id),
+        event('stranger', null),
+        event('stranger', null),
+      ] as never)
       .execute();
 
     const migrated = await migrator.migrateTo('0007_personless_ids');

@@ -1,7 +1,8 @@
-// Activity entries of persons, newest first, paged: what changed, by whom, when.
+// Activity entries of persons, newest first, paged: what changed, by whom, when. Across persons, each
+// is named as the persons list names it (e-mail, name, …), and one deleted since says so.
 import { useState } from 'preact/hooks';
-import { api } from '../api/client.ts';
-import type { ActivityChange, ActivityEntry, Page } from '../api/types.ts';
+import { api, ApiError } from '../api/client.ts';
+import type { ActivityChange, ActivityEntry, Page, Person } from '../api/types.ts';
 import { projectHref } from '../router.ts';
 import { ErrorMessage, Loading } from './feedback.tsx';
 import { Pager, PAGE_SIZE } from './pager.tsx';
@@ -24,6 +25,37 @@ function changeText(change: ActivityChange): string {
   return `${change.field ?? ''}: ${before} → ${after}`;
 }
 
+/** A person an entry names: its display name, or null once it is deleted. */
+type PersonName = { name: string } | null;
+
+/** The names of the persons of a page of entries, one request a person (a page names at most 25). */
+async function loadNames(projectId: number, ids: string[]): Promise<Map<string, PersonName>> {
+  const names = new Map<string, PersonName>();
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        const person = await api<Person>(`/api/projects/${projectId}/persons/${encodeURIComponent(id)}/`);
+        names.set(id, { name: person.name });
+      } catch (error) {
+        // Gone: deleted since (another failure leaves the entry named by its id).
+        if (error instanceof ApiError && error.status === 404) names.set(id, null);
+      }
+    }),
+  );
+  return names;
+}
+
+function PersonLink({ projectId, id, known }: { projectId: number; id: string; known: PersonName | undefined }) {
+  const target = projectHref(projectId, 'persons', id);
+  if (known === null)
+    return (
+      <a href={target} class="deleted-person">
+        Deleted person {id}
+      </a>
+    );
+  return <a href={target}>{known ? known.name : `Person ${id}`}</a>;
+}
+
 export function ActivityList({
   path,
   projectId,
@@ -40,6 +72,8 @@ export function ActivityList({
     () => api<Page<ActivityEntry>>(path, { query: { limit: PAGE_SIZE, offset } }),
     [path, offset],
   );
+  const ids = showPerson && entries.data ? [...new Set(entries.data.results.map((entry) => entry.item_id))] : [];
+  const names = useLoad(() => loadNames(projectId, ids), [projectId, ids.join(',')]);
   if (entries.error) return <ErrorMessage error={entries.error} />;
   if (!entries.data) return <Loading what="activity" />;
   if (entries.data.count === 0) return <p class="muted">No activity yet.</p>;
@@ -65,7 +99,7 @@ export function ActivityList({
               <td>{ACTIVITY_LABELS[entry.activity] ?? entry.activity}</td>
               {showPerson ? (
                 <td>
-                  <a href={projectHref(projectId, 'persons', entry.item_id)}>Person {entry.item_id}</a>
+                  <PersonLink projectId={projectId} id={entry.item_id} known={names.data?.get(entry.item_id)} />
                 </td>
               ) : null}
               <td>{entry.user ? entry.user.email : 'capture'}</td>

@@ -1,6 +1,7 @@
 // Loads data for a screen: the value, the API error, and a reload for after a change.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
+import { announceSuccess, onSuccessAnywhere } from './feedback.tsx';
 
 export interface Load<T> {
   data: T | undefined;
@@ -37,15 +38,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Load<T> {
   return { ...state, reload };
 }
 
-/** Runs one action at a time (a form's submit): its error and whether it is running. */
+/**
+ * Runs one action at a time (a form's submit): its error and whether it is running. The error goes
+ * when this or any other action of the screen next succeeds.
+ */
 export function useAction() {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  useEffect(() => onSuccessAnywhere(() => setError(null)), []);
   const run = useCallback(async (action: () => Promise<void>) => {
     setBusy(true);
     setError(null);
     try {
       await action();
+      announceSuccess();
     } catch (caught) {
       setError(toApiError(caught));
     } finally {

@@ -1,8 +1,11 @@
-// A chart model drawn by uPlot. A click on the plot picks the nearest point of the nearest series;
-// the table beside the chart offers every point to the keyboard too.
+// A chart model drawn by uPlot. A click on the plot picks the nearest point of the nearest series
+// (on a stacked chart, the segment under the cursor); the table beside the chart offers every
+// point to the keyboard too. A stacked chart (lifecycle) piles each period's positive values up
+// and its negative ones down, so no bar stands in front of another.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import type { ChartModel } from './insight-query.ts';
+import { stackSegments } from './charts/stack.ts';
+import type { ChartModel } from './charts/trend-model.ts';
 
 const PALETTE = ['#1d4ed8', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490', '#a16207', '#be185d'];
 
@@ -38,8 +41,17 @@ export function InsightChart({ model, title, onPoint }: Props) {
     const element = container.current;
     if (!element || model.labels.length === 0) return;
     const xs = model.labels.map((_, index) => index);
+    const stacked = model.style === 'stacked';
+    const segments = stacked ? stackSegments(model.series.map((series) => series.values)) : null;
+    // Stacked bars are each drawn from zero to their segment's outer edge, the outermost first.
+    const order = model.series.map((_, index) => index);
+    if (stacked) order.reverse();
     const bars =
-      model.style === 'bars' ? uPlot.paths.bars?.({ size: [0.8 / Math.max(1, model.series.length), 60] }) : undefined;
+      model.style === 'bars'
+        ? uPlot.paths.bars?.({ size: [0.8 / Math.max(1, model.series.length), 60] })
+        : stacked
+          ? uPlot.paths.bars?.({ size: [0.6, 60] })
+          : undefined;
     const options: uPlot.Options = {
       width: Math.max(320, element.clientWidth),
       height: 280,
@@ -58,25 +70,36 @@ export function InsightChart({ model, title, onPoint }: Props) {
       ],
       series: [
         {},
-        ...model.series.map((series, index) => ({
-          label: series.label,
+        ...order.map((index) => ({
+          label: model.series[index].label,
           stroke: colorOf(index),
-          fill: model.style === 'bars' ? colorOf(index) : undefined,
-          width: 2,
+          fill: model.style === 'line' ? undefined : colorOf(index),
+          width: stacked ? 0 : 2,
           paths: bars,
           points: { show: model.style === 'line' },
         })),
       ],
       cursor: { drag: { x: false, y: false } },
     };
-    const data: uPlot.AlignedData = [xs, ...model.series.map((series) => series.values)];
+    const data: uPlot.AlignedData = [
+      xs,
+      ...order.map((index) =>
+        segments ? segments[index].map((segment) => segment.outer) : model.series[index].values,
+      ),
+    ];
     const plot = new uPlot(options, data, element);
     const click = () => {
       const index = plot.cursor.idx;
       const top = plot.cursor.top;
       if (index === null || index === undefined || top === undefined) return;
+      if (segments) {
+        const value = plot.posToVal(top, 'y');
+        const series = segments.findIndex((line) => line[index].low <= value && value <= line[index].high);
+        if (series >= 0) pick.current(series, index);
+        return;
+      }
       const series = nearestSeries(plot, index, top);
-      if (series >= 0) pick.current(series, index);
+      if (series >= 0) pick.current(order[series], index);
     };
     plot.over.addEventListener('click', click);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, element.clientWidth), height: 280 }));

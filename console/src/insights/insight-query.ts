@@ -1,7 +1,7 @@
-// What the insights screen asks herd's insight endpoints (/api/projects/:id/insights/…) and how
-// each answer becomes one chart model: x labels, and series of numbers each with the persons URL of
-// every point.
-import type { Person, Query } from '../api/types.ts';
+// What the insights screen asks herd's insight endpoints (/api/projects/:id/insights/…), and the
+// insight as its route and a saved insight carry it; how an answer reads is charts/insight-result.tsx.
+import type { Query } from '../api/types.ts';
+import { emptyFilters, filterGroup, filterList, filterStateOf, type FilterState } from '../filters/filter-model.ts';
 
 export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnel' | 'retention' | 'paths';
 
@@ -14,220 +14,182 @@ export const INSIGHT_KINDS: Array<[kind: InsightKind, label: string]> = [
   ['paths', 'Paths'],
 ];
 
-export interface InsightForm {
-  kind: InsightKind;
-  events: string;
+/** The `insight` of a route or a saved insight, as the platform names the kinds. */
+const KIND_NAMES: Record<InsightKind, string> = {
+  trends: 'TRENDS',
+  funnel: 'FUNNELS',
+  retention: 'RETENTION',
+  lifecycle: 'LIFECYCLE',
+  stickiness: 'STICKINESS',
+  paths: 'PATHS',
+};
+
+export interface InsightSeries {
+  event: string;
+  /** Trends only: how events become a number (`total`, `dau`, …). */
   math: string;
+  filters: FilterState;
+}
+
+/** What the insights screen shows: everything its route and a saved insight carry. */
+export interface InsightState {
+  kind: InsightKind;
+  series: InsightSeries[];
+  /** Retention: the event that counts as coming back ('' for the first series' own). */
+  returning: string;
+  /** Trends, stickiness, lifecycle: the interval; retention: the period. Lowercase. */
   interval: string;
   dateFrom: string;
   dateTo: string;
+  breakdown: string;
+  breakdownType: 'event' | 'person';
+  filters: FilterState;
 }
 
-export interface ChartSeries {
-  label: string;
-  values: number[];
-  /** The persons view of each point, as the API gave it (a path of this project), or null. */
-  urls: Array<string | null>;
+export const newSeries = (event = ''): InsightSeries => ({ event, math: 'total', filters: emptyFilters() });
+
+export const defaultInsight = (): InsightState => ({
+  kind: 'trends',
+  series: [newSeries('$pageview')],
+  returning: '',
+  interval: 'day',
+  dateFrom: '-7d',
+  dateTo: '',
+  breakdown: '',
+  breakdownType: 'event',
+  filters: emptyFilters(),
+});
+
+/** Which controls an insight kind has. */
+export const KIND_CONTROLS: Record<
+  InsightKind,
+  { series: boolean; interval: boolean; breakdown: boolean; dateFrom: boolean }
+> = {
+  trends: { series: true, interval: true, breakdown: true, dateFrom: true },
+  stickiness: { series: true, interval: true, breakdown: false, dateFrom: true },
+  lifecycle: { series: true, interval: true, breakdown: false, dateFrom: true },
+  funnel: { series: true, interval: false, breakdown: true, dateFrom: true },
+  retention: { series: false, interval: true, breakdown: false, dateFrom: false },
+  paths: { series: false, interval: false, breakdown: false, dateFrom: true },
+};
+
+export function eventNames(state: InsightState): string[] {
+  return state.series.map((series) => series.event.trim()).filter((name) => name !== '');
 }
 
-export interface ChartModel {
-  labels: string[];
-  series: ChartSeries[];
-  style: 'line' | 'bars';
-}
-
-export function eventNames(form: InsightForm): string[] {
-  return form.events
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-}
-
-/** The endpoint and query string of an insight. */
-export function insightRequest(projectId: number, form: InsightForm): { path: string; query: Query } {
-  const base = `/api/projects/${projectId}/insights`;
-  const names = eventNames(form);
-  const dates = { date_from: form.dateFrom.trim(), date_to: form.dateTo.trim() };
-  const entities = (math?: string) =>
-    JSON.stringify(names.map((id, order) => ({ id, type: 'events', order, ...(math ? { math } : {}) })));
-  switch (form.kind) {
-    case 'trends':
-      return { path: `${base}/trend/`, query: { events: entities(form.math), interval: form.interval, ...dates } };
-    case 'stickiness':
-      return {
-        path: `${base}/trend/`,
-        query: { events: entities(), interval: form.interval, shown_as: 'Stickiness', ...dates },
-      };
-    case 'lifecycle':
-      return {
-        path: `${base}/trend/`,
-        query: { events: entities(), interval: form.interval, shown_as: 'Lifecycle', ...dates },
-      };
-    case 'funnel':
-      return { path: `${base}/funnel/`, query: { events: entities(), interval: form.interval, ...dates } };
-    case 'retention': {
-      const target = { id: names[0] ?? '$pageview', type: 'events' };
-      const returning = { id: names[1] ?? target.id, type: 'events' };
-      const period = form.interval.charAt(0).toUpperCase() + form.interval.slice(1);
-      return {
-        path: `${base}/retention/`,
-        query: {
-          target_entity: JSON.stringify(target),
-          returning_entity: JSON.stringify(returning),
-          period,
-          date_to: dates.date_to,
-        },
-      };
-    }
-    case 'paths':
-      return { path: `${base}/path/`, query: dates };
-  }
-}
-
-interface TrendSeries {
-  label?: string;
-  data?: number[];
-  labels?: string[];
-  days?: string[];
-  breakdown_value?: unknown;
-  status?: string;
-  persons_urls?: Array<{ url?: string } | null>;
-}
-
-interface FunnelStep {
-  name?: string;
-  custom_name?: string | null;
-  order?: number;
-  count?: number;
-  breakdown_value?: unknown;
-  converted_people_url?: string | null;
-  dropped_people_url?: string | null;
-}
-
-interface RetentionRow {
-  label?: string;
-  date?: string;
-  values?: Array<{ count?: number; people_url?: string }>;
-}
-
-interface PathEdge {
-  source?: string;
-  target?: string;
-  value?: number;
-}
-
-const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-
-function trendModel(result: TrendSeries[], style: ChartModel['style']): ChartModel {
-  const first = result[0];
-  const labels = first?.labels ?? first?.days ?? (first?.data ?? []).map((_, index) => String(index + 1));
-  const series = result.map((item) => {
-    const parts = [
-      item.label ?? 'Series',
-      item.breakdown_value !== undefined ? text(item.breakdown_value) : null,
-      item.status ?? null,
-    ];
-    return {
-      label: parts.filter((part) => part !== null && part !== '').join(' · '),
-      values: item.data ?? [],
-      urls: (item.data ?? []).map((_, index) => item.persons_urls?.[index]?.url ?? null),
-    };
-  });
-  return { labels, series, style };
-}
-
-function funnelModel(result: FunnelStep[] | FunnelStep[][]): ChartModel {
-  const groups: FunnelStep[][] =
-    result.length > 0 && Array.isArray(result[0]) ? (result as FunnelStep[][]) : [result as FunnelStep[]];
-  const steps = groups[0] ?? [];
-  const labels = steps.map((step, index) => `${(step.order ?? index) + 1}. ${step.custom_name || step.name || 'step'}`);
-  const series: ChartSeries[] = [];
-  for (const group of groups) {
-    const suffix =
-      groups.length > 1 && group[0]?.breakdown_value !== undefined ? ` · ${text(group[0].breakdown_value)}` : '';
-    series.push({
-      label: `Converted${suffix}`,
-      values: group.map((step) => step.count ?? 0),
-      urls: group.map((step) => step.converted_people_url ?? null),
-    });
-    series.push({
-      label: `Dropped off${suffix}`,
-      values: group.map((step, index) =>
-        index === 0 ? 0 : Math.max(0, (group[index - 1].count ?? 0) - (step.count ?? 0)),
-      ),
-      urls: group.map((step) => step.dropped_people_url ?? null),
-    });
-  }
-  return { labels, series, style: 'bars' };
-}
-
-function retentionModel(result: RetentionRow[], period: string): ChartModel {
-  const width = Math.max(0, ...result.map((row) => row.values?.length ?? 0));
-  const labels = Array.from({ length: width }, (_, index) => `${period} ${index}`);
-  const series = result.map((row) => ({
-    label: row.label ?? row.date ?? '',
-    values: labels.map((_, index) => row.values?.[index]?.count ?? 0),
-    urls: labels.map((_, index) => row.values?.[index]?.people_url ?? null),
-  }));
-  return { labels, series, style: 'line' };
-}
-
-function pathModel(result: PathEdge[], projectId: number, form: InsightForm): ChartModel {
-  const edges = [...result].sort((a, b) => (b.value ?? 0) - (a.value ?? 0)).slice(0, 20);
-  const persons = (edge: PathEdge) => {
-    const query = new URLSearchParams({ path_start_key: edge.source ?? '', path_end_key: edge.target ?? '' });
-    if (form.dateFrom.trim()) query.set('date_from', form.dateFrom.trim());
-    if (form.dateTo.trim()) query.set('date_to', form.dateTo.trim());
-    return `/api/projects/${projectId}/persons/path/?${query.toString()}`;
-  };
-  return {
-    labels: edges.map((edge) => `${edge.source ?? ''} → ${edge.target ?? ''}`),
-    series: [{ label: 'Persons', values: edges.map((edge) => edge.value ?? 0), urls: edges.map(persons) }],
-    style: 'bars',
-  };
-}
-
-export function chartModel(form: InsightForm, projectId: number, answer: { result?: unknown }): ChartModel {
-  const result = Array.isArray(answer.result) ? answer.result : [];
-  switch (form.kind) {
-    case 'trends':
-    case 'stickiness':
-      return trendModel(result as TrendSeries[], 'line');
-    case 'lifecycle':
-      return trendModel(result as TrendSeries[], 'bars');
-    case 'funnel':
-      return funnelModel(result as FunnelStep[]);
-    case 'retention':
-      return retentionModel(result as RetentionRow[], form.interval.charAt(0).toUpperCase() + form.interval.slice(1));
-    case 'paths':
-      return pathModel(result as PathEdge[], projectId, form);
-  }
-}
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /**
- * The API path of a persons link, refused unless it is a persons view of this project: a link is
- * fetched with the key, so it must never lead anywhere else.
+ * The insight as its endpoint's parameters, values as the endpoint takes them (structured ones as
+ * JSON, not yet encoded), and `insight` naming the kind: what a route and a saved insight hold.
  */
-export function personsPath(url: string, projectId: number, origin: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url, origin);
-  } catch {
-    return null;
+export function insightFilters(state: InsightState): Record<string, unknown> {
+  const controls = KIND_CONTROLS[state.kind];
+  const filters: Record<string, unknown> = { insight: KIND_NAMES[state.kind] };
+  const series = state.series.filter((item) => item.event.trim() !== '');
+  if (controls.series) {
+    filters.events = series.map((item, order) => {
+      const properties = filterList(item.filters);
+      return {
+        id: item.event.trim(),
+        type: 'events',
+        order,
+        ...(state.kind === 'trends' && item.math !== 'total' ? { math: item.math } : {}),
+        ...(properties.length > 0 ? { properties } : {}),
+      };
+    });
   }
-  if (!parsed.pathname.startsWith(`/api/projects/${projectId}/persons/`)) return null;
-  return `${parsed.pathname}${parsed.search}`;
+  if (state.kind === 'retention') {
+    const target = state.series[0]?.event.trim() || '$pageview';
+    filters.target_entity = { id: target, type: 'events' };
+    filters.returning_entity = { id: state.returning.trim() || target, type: 'events' };
+    filters.period = capitalized(state.interval);
+  } else if (controls.interval) filters.interval = state.interval;
+  if (state.kind === 'stickiness') filters.shown_as = 'Stickiness';
+  if (state.kind === 'lifecycle') filters.shown_as = 'Lifecycle';
+  if (controls.dateFrom && state.dateFrom.trim() !== '') filters.date_from = state.dateFrom.trim();
+  if (state.dateTo.trim() !== '') filters.date_to = state.dateTo.trim();
+  if (controls.breakdown && state.breakdown.trim() !== '') {
+    filters.breakdown = state.breakdown.trim();
+    filters.breakdown_type = state.breakdownType;
+  }
+  const group = filterGroup({ ...state.filters, cohortId: '' });
+  if (group) filters.properties = group;
+  return filters;
 }
 
-/** The persons of a persons view's answer (every analytical envelope, retention's included). */
-export function personsOf(answer: unknown): { persons: Person[]; next: string | null } {
-  const body = (answer ?? {}) as {
-    results?: Array<{ people?: Person[] }>;
-    result?: Array<{ person?: Person }>;
-    next?: string | null;
-  };
-  const persons = body.results
-    ? body.results.flatMap((entry) => entry.people ?? [])
-    : (body.result ?? []).flatMap((entry) => (entry.person ? [entry.person] : []));
-  return { persons, next: typeof body.next === 'string' ? body.next : null };
+/** Filters as query parameters: text stays text, anything else is its JSON. */
+export function filtersQuery(filters: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(filters)
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+  );
+}
+
+/** Query parameters (a route's) as filters: a value that opens a JSON list or object is read as JSON. */
+export function queryFilters(query: URLSearchParams): Record<string, unknown> {
+  const filters: Record<string, unknown> = {};
+  for (const [name, value] of query) {
+    if (/^\s*[[{]/.test(value)) {
+      try {
+        filters[name] = JSON.parse(value);
+        continue;
+      } catch {
+        // Not JSON after all: kept as the text it is.
+      }
+    }
+    filters[name] = value;
+  }
+  return filters;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** The insight that filters describe (a route's or a saved insight's); what they leave out is the default. */
+export function insightStateOf(filters: Record<string, unknown>): InsightState {
+  const state = defaultInsight();
+  const named = Object.entries(KIND_NAMES).find(([, name]) => name === String(filters.insight ?? '').toUpperCase());
+  if (named) state.kind = named[0] as InsightKind;
+  else if (filters.shown_as === 'Stickiness') state.kind = 'stickiness';
+  else if (filters.shown_as === 'Lifecycle') state.kind = 'lifecycle';
+  if (Array.isArray(filters.events)) {
+    const series = filters.events.filter(isObject).map((entity) => ({
+      event: typeof entity.id === 'string' ? entity.id : '',
+      math: typeof entity.math === 'string' ? entity.math : 'total',
+      filters: filterStateOf(entity.properties),
+    }));
+    if (series.length > 0) state.series = series;
+  }
+  if (state.kind === 'retention') {
+    const target = isObject(filters.target_entity) ? textOf(filters.target_entity.id) : '';
+    const returning = isObject(filters.returning_entity) ? textOf(filters.returning_entity.id) : '';
+    if (target) state.series = [newSeries(target)];
+    state.returning = returning && returning !== target ? returning : '';
+    if (typeof filters.period === 'string') state.interval = filters.period.toLowerCase();
+  }
+  if (typeof filters.interval === 'string') state.interval = filters.interval;
+  if (typeof filters.date_from === 'string') state.dateFrom = filters.date_from;
+  state.dateTo = textOf(filters.date_to);
+  state.breakdown = Array.isArray(filters.breakdown) ? textOf(filters.breakdown[0]) : textOf(filters.breakdown);
+  state.breakdownType = filters.breakdown_type === 'person' ? 'person' : 'event';
+  state.filters = filterStateOf(filters.properties);
+  return state;
+}
+
+const ENDPOINTS: Record<InsightKind, string> = {
+  trends: 'trend',
+  stickiness: 'trend',
+  lifecycle: 'trend',
+  funnel: 'funnel',
+  retention: 'retention',
+  paths: 'path',
+};
+
+/** The endpoint and query string of an insight: its filters but `insight`, as the route carries them. */
+export function insightRequest(projectId: number, state: InsightState): { path: string; query: Query } {
+  const { insight: _insight, ...parameters } = filtersQuery(insightFilters(state));
+  return { path: `/api/projects/${projectId}/insights/${ENDPOINTS[state.kind]}/`, query: parameters };
 }

@@ -3,7 +3,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { Page, PersonalApiKey } from '../api/types.ts';
+import { ConfirmButton } from '../components/confirm-dialog.tsx';
 import { ErrorMessage, fieldError, formError, Loading } from '../components/feedback.tsx';
+import { FieldError, fieldInputProps } from '../components/field-error.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import { readKey, signOut } from '../session.ts';
@@ -53,10 +55,15 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
       ) : null}
       <div class="field">
         <label for="key-label">Label</label>
-        <input id="key-label" value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
-        <ErrorMessage error={fieldError(action.error, 'label')} />
+        <input
+          id="key-label"
+          value={label}
+          onInput={(event) => setLabel(event.currentTarget.value)}
+          {...fieldInputProps(action.error, 'key-label', 'label')}
+        />
+        <FieldError error={action.error} id="key-label" attrs={['label']} />
       </div>
-      <fieldset>
+      <fieldset aria-describedby={fieldError(action.error, 'scopes') ? 'key-scopes-error' : undefined}>
         <legend>Scopes</legend>
         <div class="scopes">
           {SCOPES.map((scope) => (
@@ -70,9 +77,9 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
             </label>
           ))}
         </div>
-        <ErrorMessage error={fieldError(action.error, 'scopes')} />
+        <FieldError error={action.error} id="key-scopes" attrs={['scopes']} />
       </fieldset>
-      <ErrorMessage error={formError(action.error, 'label', 'scopes')} />
+      <ErrorMessage error={formError(action.error, 'label', 'scopes')} fields={{ label: 'Label', scopes: 'Scopes' }} />
       <button type="submit" disabled={action.busy}>
         Create key
       </button>
@@ -87,9 +94,35 @@ function isSessionKey(mask: string): boolean {
   return key.startsWith(head) && key.endsWith(tail ?? '');
 }
 
+/** Revoke, after a confirmation; revoking the key this tab signed in with says that it signs you out. */
+function RevokeKey({ apiKey, onRevoked }: { apiKey: PersonalApiKey; onRevoked: () => void }) {
+  const own = isSessionKey(apiKey.mask_value);
+  return (
+    <ConfirmButton
+      label={`Revoke ${apiKey.label}`}
+      title={own ? `Revoke ${apiKey.label}, the key you are signed in with?` : `Revoke ${apiKey.label}?`}
+      confirm={own ? 'Revoke and sign out' : 'Revoke key'}
+      keep="Keep key"
+      onConfirm={async () => {
+        await api(`/api/personal_api_keys/${encodeURIComponent(apiKey.id)}/`, { method: 'DELETE' });
+        if (own) signOut('the key of this session was revoked.');
+        else onRevoked();
+      }}
+    >
+      {own ? (
+        <p>
+          <strong>This is the key this tab is signed in with: revoking it signs you out at once.</strong> Sign in again
+          with another key. Scripts using it get 401 from now on.
+        </p>
+      ) : (
+        <p>Scripts and tabs using {apiKey.mask_value} get 401 from now on. This cannot be undone.</p>
+      )}
+    </ConfirmButton>
+  );
+}
+
 export function ApiKeysScreen() {
   const keys = useLoad(() => api<Page<PersonalApiKey>>('/api/personal_api_keys/', { query: { limit: 100 } }), []);
-  const revoke = useAction();
   return (
     <>
       <h1 tabIndex={-1}>API keys</h1>
@@ -121,20 +154,7 @@ export function ApiKeysScreen() {
                   <Time iso={key.last_used_at} />
                 </td>
                 <td>
-                  <button
-                    type="button"
-                    disabled={revoke.busy}
-                    onClick={() =>
-                      revoke.run(async () => {
-                        const own = isSessionKey(key.mask_value);
-                        await api(`/api/personal_api_keys/${encodeURIComponent(key.id)}/`, { method: 'DELETE' });
-                        if (own) signOut('the key of this session was revoked.');
-                        else keys.reload();
-                      })
-                    }
-                  >
-                    Revoke {key.label}
-                  </button>
+                  <RevokeKey apiKey={key} onRevoked={keys.reload} />
                 </td>
               </tr>
             ))}
@@ -143,7 +163,6 @@ export function ApiKeysScreen() {
       ) : keys.loading ? (
         <Loading what="keys" />
       ) : null}
-      <ErrorMessage error={revoke.error} />
       <CreateKey onCreated={keys.reload} />
     </>
   );

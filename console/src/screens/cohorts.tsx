@@ -1,15 +1,18 @@
-// Cohorts: the list with counts, a static cohort from pasted distinct ids, a dynamic one from a
-// property filter, and deleting one.
+// Cohorts: the list with counts (each opens its page), a static cohort from pasted distinct ids, a
+// dynamic one from a property filter, and deleting one (after a confirmation).
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client.ts';
 import type { Cohort, Page } from '../api/types.ts';
-import { ErrorMessage, fieldError, formError, Loading, Notice } from '../components/feedback.tsx';
+import { ErrorMessage, formError, Loading, Notice } from '../components/feedback.tsx';
+import { FieldError, fieldInputProps } from '../components/field-error.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
 import { FilterBuilder } from '../filters/filter-builder.tsx';
 import { emptyFilters, filterGroup } from '../filters/filter-model.ts';
 import type { ProjectContext } from '../workspace.ts';
+import { projectHref } from '../router.ts';
+import { DeleteCohort } from './cohort-delete.tsx';
 
 function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: Cohort) => void }) {
   const [name, setName] = useState('');
@@ -44,8 +47,13 @@ function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: C
       <h2 id="new-cohort-heading">New cohort</h2>
       <div class="field">
         <label for="cohort-name">Cohort name</label>
-        <input id="cohort-name" value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        <ErrorMessage error={fieldError(action.error, 'name')} />
+        <input
+          id="cohort-name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+          {...fieldInputProps(action.error, 'cohort-name', 'name')}
+        />
+        <FieldError error={action.error} id="cohort-name" attrs={['name']} />
       </div>
       <fieldset>
         <legend>Kind</legend>
@@ -61,16 +69,25 @@ function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: C
       {kind === 'static' ? (
         <div class="field">
           <label for="cohort-ids">Distinct IDs, one per line</label>
-          <textarea id="cohort-ids" rows={5} value={ids} onInput={(event) => setIds(event.currentTarget.value)} />
-          <ErrorMessage error={fieldError(action.error, 'distinct_ids')} />
+          <textarea
+            id="cohort-ids"
+            rows={5}
+            value={ids}
+            onInput={(event) => setIds(event.currentTarget.value)}
+            {...fieldInputProps(action.error, 'cohort-ids', 'distinct_ids')}
+          />
+          <FieldError error={action.error} id="cohort-ids" attrs={['distinct_ids']} />
         </div>
       ) : (
         <>
           <FilterBuilder idPrefix="cohort-filter" state={filters} onChange={setFilters} />
-          <ErrorMessage error={fieldError(action.error, 'filters', 'properties')} />
+          <FieldError error={action.error} id="cohort-filters" attrs={['filters', 'properties']} />
         </>
       )}
-      <ErrorMessage error={formError(action.error, 'name', 'distinct_ids', 'filters', 'properties')} />
+      <ErrorMessage
+        error={formError(action.error, 'name', 'distinct_ids', 'filters', 'properties')}
+        fields={{ description: 'Description', is_static: 'Kind' }}
+      />
       <button type="submit" disabled={action.busy}>
         Create cohort
       </button>
@@ -78,30 +95,29 @@ function CreateCohort({ base, onCreated }: { base: string; onCreated: (cohort: C
   );
 }
 
-function CohortRow({ cohort, base, onDeleted }: { cohort: Cohort; base: string; onDeleted: () => void }) {
-  const action = useAction();
+function CohortRow({
+  cohort,
+  base,
+  projectId,
+  onDeleted,
+}: {
+  cohort: Cohort;
+  base: string;
+  projectId: number;
+  onDeleted: () => void;
+}) {
   return (
     <tr>
-      <th scope="row">{cohort.name}</th>
+      <th scope="row">
+        <a href={projectHref(projectId, 'cohorts', cohort.id)}>{cohort.name}</a>
+      </th>
       <td>{cohort.is_static ? 'Static' : 'Dynamic'}</td>
       <td>{plural(cohort.count, 'person')}</td>
       <td>
         <Time iso={cohort.created_at} />
       </td>
       <td>
-        <button
-          type="button"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(async () => {
-              await api(`${base}${cohort.id}/`, { method: 'DELETE' });
-              onDeleted();
-            })
-          }
-        >
-          Delete cohort {cohort.name}
-        </button>
-        <ErrorMessage error={action.error} />
+        <DeleteCohort cohort={cohort} base={base} onDeleted={onDeleted} buttonClass="secondary" text="Delete" />
       </td>
     </tr>
   );
@@ -139,7 +155,13 @@ export function CohortsScreen({ context }: { context: ProjectContext }) {
               </thead>
               <tbody>
                 {cohorts.data.results.map((cohort) => (
-                  <CohortRow key={cohort.id} cohort={cohort} base={base} onDeleted={cohorts.reload} />
+                  <CohortRow
+                    key={cohort.id}
+                    cohort={cohort}
+                    base={base}
+                    projectId={context.project.id}
+                    onDeleted={cohorts.reload}
+                  />
                 ))}
               </tbody>
             </table>

@@ -74,8 +74,8 @@ export function PersonCohorts({ projectId, personId }: { projectId: number; pers
           <ul>
             {cohorts.data.results.map((cohort) => (
               <li key={cohort.id}>
-                <a href={projectHref(projectId, 'cohorts')}>{cohort.name}</a> ({cohort.is_static ? 'static' : 'dynamic'}
-                , {plural(cohort.count, 'person')})
+                <a href={projectHref(projectId, 'cohorts', cohort.id)}>{cohort.name}</a> (
+                {cohort.is_static ? 'static' : 'dynamic'}, {plural(cohort.count, 'person')})
               </li>
             ))}
           </ul>

@@ -5,26 +5,23 @@ import { api, downloadFile } from '../api/client.ts';
 import type { DeletionTask, Page, Person } from '../api/types.ts';
 import { ActivityList } from '../components/activity-list.tsx';
 import { DeletionTable } from '../components/deletion-list.tsx';
-import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
+import { ConfirmButton } from '../components/confirm-dialog.tsx';
+import { BackTo, DetailMessage, ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import type { ProjectContext } from '../workspace.ts';
-import { projectHref } from '../router.ts';
 import { PersonEvents } from './person-events.tsx';
 import { PersonProperties } from './person-properties.tsx';
 import { PersonCohorts, PropertiesTimeline } from './person-history.tsx';
 
+/** The ids, and Split — a secondary act, asked in a dialog that chooses the id the person keeps. */
 function DistinctIds({ person, base, onSplit }: { person: Person; base: string; onSplit: () => void }) {
   const [keep, setKeep] = useState(person.distinct_ids[0] ?? '');
-  const action = useAction();
   const [done, setDone] = useState(false);
-  const split = (event: Event) => {
-    event.preventDefault();
-    void action.run(async () => {
-      await api(`${base}split/`, { method: 'POST', body: { main_distinct_id: keep } });
-      setDone(true);
-      onSplit();
-    });
+  const split = async () => {
+    await api(`${base}split/`, { method: 'POST', body: { main_distinct_id: keep } });
+    setDone(true);
+    onSplit();
   };
   return (
     <section aria-labelledby="ids-heading">
@@ -36,20 +33,28 @@ function DistinctIds({ person, base, onSplit }: { person: Person; base: string; 
       </ul>
       {done ? <Notice>Split: every other distinct id is now a person of its own.</Notice> : null}
       {person.distinct_ids.length > 1 ? (
-        <form class="inline-form" onSubmit={split} aria-label="Split person">
-          <label for="split-keep">Distinct ID to keep</label>
-          <select id="split-keep" value={keep} onChange={(event) => setKeep(event.currentTarget.value)}>
-            {person.distinct_ids.map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
-          </select>
-          <button type="submit" disabled={action.busy}>
-            Split person
-          </button>
-          <ErrorMessage error={action.error} />
-        </form>
+        <ConfirmButton
+          label="Split this person…"
+          buttonClass="secondary"
+          title="Split this person?"
+          confirm="Split person"
+          onConfirm={split}
+        >
+          <p>
+            The person keeps one distinct id and its properties; each other id becomes a new person of its own, without
+            properties, and the events sent with it go with it. The console cannot undo a split.
+          </p>
+          <div class="field">
+            <label for="split-keep">Distinct ID to keep</label>
+            <select id="split-keep" value={keep} onChange={(event) => setKeep(event.currentTarget.value)}>
+              {person.distinct_ids.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+          </div>
+        </ConfirmButton>
       ) : null}
     </section>
   );
@@ -184,35 +189,30 @@ export function PersonScreen({ context, personId }: { context: ProjectContext; p
     setVersion((value) => value + 1);
   };
   const person = updated ?? loaded.data;
-  const back = (
-    <p>
-      <a href={projectHref(projectId, 'persons')}>Back to persons</a>
-    </p>
-  );
 
   if (deleted) {
     return (
-      <>
-        <h1 tabIndex={-1}>Person deleted</h1>
+      <DetailMessage title="Person deleted" projectId={projectId} list="persons">
         <Notice>The person was deleted.{deleted.task ? ' Deleting its events is queued:' : ''}</Notice>
         {deleted.task ? <DeletionTable tasks={[deleted.task]} caption="Queued deletion of its events" /> : null}
-        {back}
-      </>
+      </DetailMessage>
     );
   }
   if (loaded.error) {
     return (
-      <>
-        <h1 tabIndex={-1}>Person</h1>
-        <ErrorMessage error={loaded.error} />
-        {back}
-      </>
+      <DetailMessage title="Person" projectId={projectId} list="persons">
+        {loaded.error.status === 404 ? (
+          <p>There is no person {personId} in this project: it was deleted, or the link is wrong.</p>
+        ) : (
+          <ErrorMessage error={loaded.error} />
+        )}
+      </DetailMessage>
     );
   }
   if (!person) return <Loading what="the person" />;
   return (
     <>
-      {back}
+      <BackTo projectId={projectId} list="persons" />
       <h1 tabIndex={-1}>{person.name}</h1>
       <dl class="facts">
         <dt>UUID</dt>

@@ -1,6 +1,7 @@
-// The newest persons of the project: search, property and cohort filters, the exact count, pages,
-// and a CSV of everything filtered.
-import { useState } from 'preact/hooks';
+// The newest persons of the project: search, property and cohort filters (keys and values from the
+// project's person properties), the exact count, pages, and a CSV of everything filtered. The search
+// and filters listed are in the route (`#/p/1/persons?search=…&properties=…`), so a link shares them.
+import { useEffect, useState } from 'preact/hooks';
 import { api, downloadCsv, type Query } from '../api/client.ts';
 import type { Cohort, Page, Person } from '../api/types.ts';
 import { ErrorMessage, fieldError, formError, Loading } from '../components/feedback.tsx';
@@ -8,9 +9,9 @@ import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { Time } from '../components/values.tsx';
 import { FilterBuilder } from '../filters/filter-builder.tsx';
-import { emptyFilters, filterGroup, type FilterState } from '../filters/filter-model.ts';
+import { emptyFilters, filterGroup, filterStateOf, type FilterState } from '../filters/filter-model.ts';
 import type { ProjectContext } from '../workspace.ts';
-import { projectHref } from '../router.ts';
+import { projectHref, replaceRouteQuery, routeQuery } from '../router.ts';
 
 interface ListState {
   search: string;
@@ -25,6 +26,28 @@ function queryOf(state: ListState): Query {
   const group = filterGroup(state.filters);
   return { search: state.search.trim(), properties: group ? JSON.stringify(group) : undefined };
 }
+
+const emptyList = (): ListState => ({ search: '', filters: emptyFilters(), offset: 0 });
+
+/** The list the route names, or null when its query names none. */
+function routeList(): ListState | null {
+  const query = routeQuery();
+  const search = query.get('search');
+  const properties = query.get('properties');
+  if (search === null && properties === null) return null;
+  let filters = emptyFilters();
+  try {
+    filters = filterStateOf(properties === null ? null : JSON.parse(properties));
+  } catch {
+    // An unreadable filter in a link: the list without it.
+  }
+  return { search: search ?? '', filters, offset: 0 };
+}
+
+const routeOf = (state: ListState) => {
+  const query = queryOf(state);
+  return { search: query.search as string, properties: query.properties as string | undefined };
+};
 
 export function PersonsTable({
   persons,
@@ -68,14 +91,29 @@ export function PersonsTable({
 export function PersonsScreen({ context }: { context: ProjectContext }) {
   const projectId = context.project.id;
   const base = `/api/projects/${projectId}/persons/`;
-  const [applied, setApplied] = useState<ListState>(
-    () => remembered.get(projectId) ?? { search: '', filters: emptyFilters(), offset: 0 },
-  );
+  const [applied, setApplied] = useState<ListState>(() => routeList() ?? remembered.get(projectId) ?? emptyList());
   const [draft, setDraft] = useState<ListState>(applied);
   const apply = (next: ListState) => {
     remembered.set(projectId, next);
     setApplied(next);
+    // The route at once, not after the next render: a reload right after a click keeps what it chose.
+    replaceRouteQuery(routeOf(next));
   };
+  // The list remembered from an earlier visit, in the route when the screen opens (apply writes every later one).
+  useEffect(() => replaceRouteQuery(routeOf(applied)), []);
+  // A link pasted while the list is open: its search and filters.
+  useEffect(() => {
+    const opened = () => {
+      // Leaving for a person is no new list (coming back keeps this one).
+      if (!/^#\/p\/[^/]+\/persons\/?$/.test(location.hash.split('?')[0])) return;
+      const next = routeList() ?? emptyList();
+      if (JSON.stringify(routeOf(next)) === JSON.stringify(routeOf(applied))) return;
+      setDraft(next);
+      apply(next);
+    };
+    addEventListener('hashchange', opened);
+    return () => removeEventListener('hashchange', opened);
+  }, [applied]);
   const persons = useLoad(
     () => api<Page<Person>>(base, { query: { ...queryOf(applied), limit: PAGE_SIZE, offset: applied.offset } }),
     [projectId, applied],
@@ -91,7 +129,7 @@ export function PersonsScreen({ context }: { context: ProjectContext }) {
     apply({ ...draft, offset: 0 });
   };
   const clear = () => {
-    const empty = { search: '', filters: emptyFilters(), offset: 0 };
+    const empty = emptyList();
     setDraft(empty);
     apply(empty);
   };
@@ -114,6 +152,7 @@ export function PersonsScreen({ context }: { context: ProjectContext }) {
         </div>
         <FilterBuilder
           idPrefix="persons-filter"
+          projectId={projectId}
           state={draft.filters}
           onChange={(filters) => setDraft({ ...draft, filters })}
           cohorts={cohorts.data?.results}

@@ -1,7 +1,8 @@
 // A role's two settings as form fields, for creating a role and for editing one; the API's error
 // appears beside the field it names.
 import type { ApiError } from '../api/client.ts';
-import { ErrorMessage, fieldError, formError } from '../components/feedback.tsx';
+import { ErrorMessage, formError } from '../components/feedback.tsx';
+import { FieldError, fieldInputProps } from '../components/field-error.tsx';
 import { ACCESS_LEVELS } from './role-levels.ts';
 
 interface Props {
@@ -22,9 +23,9 @@ export function RoleFields({ idPrefix, name, level, onName, onLevel, error }: Pr
           id={`${idPrefix}-name`}
           value={name}
           onInput={(event) => onName(event.currentTarget.value)}
-          aria-invalid={fieldError(error, 'name') ? 'true' : undefined}
+          {...fieldInputProps(error, `${idPrefix}-name`, 'name')}
         />
-        <ErrorMessage error={fieldError(error, 'name')} />
+        <FieldError error={error} id={`${idPrefix}-name`} attrs={['name']} />
       </div>
       <div class="field">
         <label for={`${idPrefix}-level`}>Feature flag access</label>
@@ -32,6 +33,7 @@ export function RoleFields({ idPrefix, name, level, onName, onLevel, error }: Pr
           id={`${idPrefix}-level`}
           value={String(level)}
           onChange={(event) => onLevel(Number(event.currentTarget.value))}
+          {...fieldInputProps(error, `${idPrefix}-level`, 'feature_flags_access_level')}
         >
           {ACCESS_LEVELS.map(([value, label]) => (
             <option key={value} value={String(value)}>
@@ -39,7 +41,7 @@ export function RoleFields({ idPrefix, name, level, onName, onLevel, error }: Pr
             </option>
           ))}
         </select>
-        <ErrorMessage error={fieldError(error, 'feature_flags_access_level')} />
+        <FieldError error={error} id={`${idPrefix}-level`} attrs={['feature_flags_access_level']} />
       </div>
       <ErrorMessage error={formError(error, 'name', 'feature_flags_access_level')} />
     </>

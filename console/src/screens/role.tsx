@@ -3,12 +3,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { OrganizationMember, Page, Role, RoleMembership } from '../api/types.ts';
-import { ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
+import { ConfirmButton } from '../components/confirm-dialog.tsx';
+import { BackTo, DetailMessage, ErrorMessage, Loading, Notice } from '../components/feedback.tsx';
 import { Pager, PAGE_SIZE } from '../components/pager.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { plural, Time } from '../components/values.tsx';
 import type { ProjectContext } from '../workspace.ts';
-import { navigate, projectHref } from '../router.ts';
+import { navigate } from '../router.ts';
 import { RoleFields } from './role-fields.tsx';
 import { userName } from './role-levels.ts';
 
@@ -50,7 +51,6 @@ function RoleMembers({ base, organizationId }: { base: string; organizationId: s
   );
   const [userUuid, setUserUuid] = useState('');
   const add = useAction();
-  const remove = useAction();
   const inRole = new Set(memberships.data?.results.map((membership) => membership.user.uuid));
   const candidates = members.data?.results.filter((member) => !inRole.has(member.user.uuid)) ?? [];
   const submit = (event: Event) => {
@@ -89,24 +89,28 @@ function RoleMembers({ base, organizationId }: { base: string; organizationId: s
                       <Time iso={membership.joined_at} />
                     </td>
                     <td>
-                      <button
-                        type="button"
-                        disabled={remove.busy}
-                        onClick={() =>
-                          remove.run(async () => {
-                            await api(`${membershipsPath}${membership.id}/`, { method: 'DELETE' });
-                            memberships.reload();
-                          })
-                        }
+                      <ConfirmButton
+                        label={`Remove ${membership.user.email}`}
+                        text="Remove"
+                        buttonClass="secondary"
+                        title={`Remove ${membership.user.email} from this role?`}
+                        confirm="Remove from role"
+                        keep="Keep in role"
+                        onConfirm={async () => {
+                          await api(`${membershipsPath}${membership.id}/`, { method: 'DELETE' });
+                          memberships.reload();
+                        }}
                       >
-                        Remove {membership.user.email}
-                      </button>
+                        <p>
+                          {userName(membership.user)} stays a member of the organization but no longer has what this
+                          role grants.
+                        </p>
+                      </ConfirmButton>
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
-            <ErrorMessage error={remove.error} />
             <Pager label="Role members" count={memberships.data.count} offset={offset} onOffset={setOffset} />
           </>
         )
@@ -136,32 +140,22 @@ export function RoleScreen({ context, roleId }: { context: ProjectContext; roleI
   const base = `/api/organizations/${organizationId}/roles/${encodeURIComponent(roleId)}/`;
   const loaded = useLoad(() => api<Role>(base), [base]);
   const [saved, setSaved] = useState<Role | null>(null);
-  const [confirming, setConfirming] = useState(false);
-  const removal = useAction();
   const role = saved ?? loaded.data;
-  const back = (
-    <p>
-      <a href={projectHref(projectId, 'roles')}>Back to roles</a>
-    </p>
-  );
   if (loaded.error) {
     return (
-      <>
-        <h1 tabIndex={-1}>Role</h1>
+      <DetailMessage title="Role" projectId={projectId} list="roles">
         <ErrorMessage error={loaded.error} />
-        {back}
-      </>
+      </DetailMessage>
     );
   }
   if (!role) return <Loading what="the role" />;
-  const remove = () =>
-    removal.run(async () => {
-      await api(base, { method: 'DELETE' });
-      navigate('p', projectId, 'roles');
-    });
+  const remove = async () => {
+    await api(base, { method: 'DELETE' });
+    navigate('p', projectId, 'roles');
+  };
   return (
     <>
-      {back}
+      <BackTo projectId={projectId} list="roles" />
       <h1 tabIndex={-1}>Role: {role.name}</h1>
       <p class="muted">
         Created <Time iso={role.created_at} />
@@ -171,21 +165,17 @@ export function RoleScreen({ context, roleId }: { context: ProjectContext; roleI
       <RoleMembers base={base} organizationId={organizationId} />
       <section aria-labelledby="delete-role-heading" class="danger">
         <h2 id="delete-role-heading">Delete this role</h2>
-        {confirming ? (
-          <div role="group" aria-label="Confirm role deletion" class="actions">
-            <button type="button" class="destructive" disabled={removal.busy} onClick={remove}>
-              Delete role permanently
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        ) : (
-          <button type="button" class="destructive" onClick={() => setConfirming(true)}>
-            Delete role
-          </button>
-        )}
-        <ErrorMessage error={removal.error} />
+        <ConfirmButton
+          label="Delete role"
+          title={`Delete the role ${role.name}?`}
+          confirm="Delete role permanently"
+          onConfirm={remove}
+        >
+          <p>
+            Its {plural(role.members.length, 'member')} lose what it grants; they stay members of the organization. This
+            cannot be undone.
+          </p>
+        </ConfirmButton>
       </section>
     </>
   );

@@ -1,5 +1,5 @@
-// The screen of a section. Insights (and its chart library) load only when opened, so the first
-// screen stays small on a slow connection.
+// The screen of a section. Insights (and its chart library) and a cohort's page load only when
+// opened, so the first screen stays small on a slow connection.
 import { useEffect, useState } from 'preact/hooks';
 import type { FunctionComponent } from 'preact';
 import type { ProjectContext } from '../workspace.ts';
@@ -35,6 +35,24 @@ function LazyInsights({ context }: { context: ProjectContext }) {
   return <Insights context={context} />;
 }
 
+type CohortComponent = FunctionComponent<{ context: ProjectContext; cohortId: string }>;
+
+// A cohort's page is opened from the list, not on arrival: loaded then, so the first screen stays as small.
+function LazyCohort({ context, cohortId }: { context: ProjectContext; cohortId: string }) {
+  const [loaded, setLoaded] = useState<CohortComponent | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    import('./cohort.tsx').then(
+      (module) => setLoaded(() => module.CohortScreen),
+      (caught: unknown) => setError(toApiError(caught)),
+    );
+  }, []);
+  if (error) return <ErrorMessage error={error} />;
+  if (!loaded) return <Loading what="the cohort" />;
+  const Cohort = loaded;
+  return <Cohort context={context} cohortId={cohortId} />;
+}
+
 export function Screen({ section, context }: { section: string; context: ProjectContext }) {
   const [id] = context.rest;
   switch (section) {
@@ -45,7 +63,7 @@ export function Screen({ section, context }: { section: string; context: Project
     case 'deletions':
       return <DeletionsScreen context={context} />;
     case 'cohorts':
-      return <CohortsScreen context={context} />;
+      return id ? <LazyCohort key={id} context={context} cohortId={id} /> : <CohortsScreen context={context} />;
     case 'insights':
       return <LazyInsights context={context} />;
     case 'sql':

@@ -2,27 +2,37 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { Project } from '../api/types.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorMessage, fieldError, Loading, Notice } from '../components/feedback.tsx';
+import { FieldError } from '../components/field-error.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import type { ProjectContext } from '../workspace.ts';
 
 function RetentionForm({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
   const [days, setDays] = useState(project.data_retention_days === null ? '' : String(project.data_retention_days));
   const [saved, setSaved] = useState(false);
+  const [confirming, setConfirming] = useState<number | null>(null);
   const action = useAction();
+  const store = async (value: number | null) => {
+    const updated = await api<Project>(`/api/projects/${project.id}/`, {
+      method: 'PATCH',
+      body: { data_retention_days: value },
+    });
+    onSaved(updated);
+    setSaved(true);
+  };
   const save = (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    void action.run(async () => {
-      const text = days.trim();
-      const value = text === '' ? null : Number(text);
-      const updated = await api<Project>(`/api/projects/${project.id}/`, {
-        method: 'PATCH',
-        body: { data_retention_days: value },
-      });
-      onSaved(updated);
-      setSaved(true);
-    });
+    const text = days.trim();
+    const value = text === '' ? null : Number(text);
+    const current = project.data_retention_days;
+    // A shorter period deletes events at the next batch: asked first. A bad value goes to the API, which says why.
+    if (value !== null && Number.isInteger(value) && value > 0 && (current === null || value < current)) {
+      setConfirming(value);
+      return;
+    }
+    void action.run(() => store(value));
   };
   const error = fieldError(action.error, 'data_retention_days');
   return (
@@ -42,19 +52,35 @@ function RetentionForm({ project, onSaved }: { project: Project; onSaved: (proje
           step={1}
           inputMode="numeric"
           value={days}
-          aria-describedby="retention-help"
+          aria-describedby={error ? 'retention-days-error retention-help' : 'retention-help'}
+          aria-invalid={error ? 'true' : undefined}
           onInput={(event) => setDays(event.currentTarget.value)}
         />
         <p id="retention-help" class="muted">
           Leave empty to keep events forever.
         </p>
-        <ErrorMessage error={error} />
+        <FieldError error={action.error} id="retention-days" attrs={['data_retention_days']} />
       </div>
       <button type="submit" disabled={action.busy}>
         Save retention
       </button>
       {error ? null : <ErrorMessage error={action.error} />}
       {saved ? <Notice>Retention saved.</Notice> : null}
+      {confirming !== null ? (
+        <ConfirmDialog
+          title={`Keep events for ${confirming} days only?`}
+          confirm="Shorten retention"
+          keep="Keep the current period"
+          onConfirm={() => store(confirming)}
+          onClose={() => setConfirming(null)}
+        >
+          <p>
+            The next deletion batch deletes every event older than {confirming} days
+            {project.data_retention_days === null ? '' : ` (now ${project.data_retention_days})`}. Deleted events cannot
+            be brought back.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </form>
   );
 }

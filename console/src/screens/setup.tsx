@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { FirstAccount, SetupStatus } from '../api/types.ts';
-import { ErrorMessage, fieldError, formError, Loading } from '../components/feedback.tsx';
+import { ErrorMessage, formError, Loading } from '../components/feedback.tsx';
+import { FieldError, fieldInputProps } from '../components/field-error.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { projectHref, routeParameter } from '../router.ts';
 import { signIn } from '../session.ts';
@@ -125,13 +126,13 @@ export function SetupScreen() {
               required={field === 'email'}
               placeholder={PLACEHOLDERS[field]}
               value={values[field]}
-              aria-invalid={fieldError(action.error, field) ? 'true' : undefined}
+              {...fieldInputProps(action.error, `setup-${field}`, field)}
               onInput={(event) => setValues({ ...values, [field]: event.currentTarget.value })}
             />
-            <ErrorMessage error={fieldError(action.error, field)} />
+            <FieldError error={action.error} id={`setup-${field}`} attrs={[field]} />
           </div>
         ))}
-        <ErrorMessage error={formError(action.error, ...FIELDS)} />
+        <ErrorMessage error={formError(action.error, ...FIELDS)} fields={LABELS} />
         <button type="submit" disabled={action.busy}>
           Create the account
         </button>

@@ -1,10 +1,14 @@
 // Sign in with a personal API key: checked against the API before it is kept for the tab.
 import { useState } from 'preact/hooks';
-import { api } from '../api/client.ts';
+import { api, ApiError } from '../api/client.ts';
 import type { SetupStatus } from '../api/types.ts';
 import { ErrorMessage, Notice } from '../components/feedback.tsx';
 import { useAction, useLoad } from '../components/use-load.ts';
 import { signIn } from '../session.ts';
+
+const PROJECT_TOKEN =
+  'This is a project token (phc_…): the public key a website or app sends events with. It cannot sign in. ' +
+  'Sign in with a personal API key, which starts with phx_.';
 
 export function SignIn({ reason }: { reason: string | null }) {
   const [key, setKey] = useState('');
@@ -15,6 +19,8 @@ export function SignIn({ reason }: { reason: string | null }) {
     event.preventDefault();
     void action.run(async () => {
       const value = key.trim();
+      // The key the SDK snippet shows is the one people reach for: say what it is instead of "invalid".
+      if (value.startsWith('phc_')) throw new ApiError(400, { detail: PROJECT_TOKEN });
       await api('/api/projects/', { key: value, query: { limit: 1 } });
       signIn(value);
     });

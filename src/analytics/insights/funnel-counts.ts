@@ -41,7 +41,9 @@ function columnsOf(spec: FunnelSpec): RawBuilder<unknown> {
     if (k === 1) return;
     // Unordered attempts carry no per-step times: their gaps, so their conversion times, are null.
     const gap = sql.ref(`f.gap${k}`);
-    columns.push(sql`sum(${gap}) filter (where ${reached}) as ${sql.ref(`gap_sum${k}`)}`);
+    // Summed exactly (numeric): a float8 sum depends on the order of its terms, which on Citus is
+    // the shards' (the mean differed from one server's in its last digits).
+    columns.push(sql`sum(${gap}::numeric) filter (where ${reached}) as ${sql.ref(`gap_sum${k}`)}`);
     columns.push(sql`count(${gap}) filter (where ${reached}) as ${sql.ref(`timed${k}`)}`);
     // The gaps travel as one text (a float8's text is exact): an array of them took Node ~5x the time to parse.
     columns.push(

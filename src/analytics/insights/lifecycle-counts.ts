@@ -9,10 +9,10 @@ import {
   type LifecycleRequest,
   type LifecycleType,
 } from '../lifecycle.ts';
-import { acrossSlices, sumRows } from '../person-slices.ts';
+import { acrossPersonSlices, acrossSlices, slicePersonsSql, sumRows } from '../person-slices.ts';
 import type { ViewContext } from '../view-context.ts';
 import { bucketStarts, localFromText } from './buckets.ts';
-import { bitSumSql, dayBitSql, daysFrom } from './day-masks.ts';
+import { dayBitSql, daysFrom } from './day-masks.ts';
 import { bucketKey, textSql } from './trend-series.ts';
 
 /** Days one mask holds; bit 63 stays clear, so a mask is never negative. */
@@ -20,9 +20,9 @@ const MASK_DAYS = 63;
 
 /**
  * Daily counts without ordering anyone's days: one bigint per person, bit k set when active on the
- * window's k-th day (the range and a day either side). On day k a person is returning with bits k
- * and k-1, started with bit k but not k-1 (new when k is their first bit and the day they were
- * created, else resurrecting), dormant with bit k-1 but not k. A window longer than a mask, or
+ * window's k-th day (the range and a day either side), and the person's first day. On day k a
+ * person is returning with bits k and k-1, started with bit k but not k-1 (new when k is their
+ * first day and the day they were created, else resurrecting), dormant with bit k-1 but not k. A window longer than a mask, or
  * open-ended, is the per-period rows' to answer.
  */
 async function dayMaskCounts(
@@ -33,42 +33,65 @@ async function dayMaskCounts(
 ): Promise<Map<string, number>> {
   const day = (column: string) => dayBitSql(sql.ref(column), context.timezone, origin);
   const bits = starts.map((start) => daysFrom(origin, start));
-  const sums = (mask: string) => bits.map((bit) => bitSumSql(sql.ref(mask), bit));
-  const columns = ['returning', 'started', 'dormant', 'new'].flatMap((type) => bits.map((_, i) => `${type}${i}`));
-  const selected = ['r', 's', 'd', 'n']
-    .flatMap((mask) => sums(mask))
-    .map((sum, i) => sql`${sum} as ${sql.ref(columns[i])}`);
-  const parts = await acrossSlices(
-    context,
-    async (slice) =>
-      (
-        await sql<Record<string, number>>`
-    -- Materialized: each mask once per person, not once per day's sum.
-    with masks as materialized (
-      select k.m & (k.m << 1) as r, k.m & (~(k.m << 1)) as s, (k.m << 1) & (~k.m) as d,
-        case when k.c between 0 and ${sql.lit(MASK_DAYS - 1)} and (k.m & (-k.m)) = (1::bigint << k.c) then 1::bigint << k.c else 0 end as n
-      from (
-        select x.m, ${day('p.created_at')} as c
-        from (
-          select e.person_id, bit_or(1::bigint << ${day('e.timestamp')}) as m
-          from events e where ${lifecycleWhereSql(context, spec)} and ${slice}
-          group by e.person_id
-        ) x
-        left join persons p on p.team_id = ${context.teamId} and p.id = x.person_id
-      ) k
+  const where = lifecycleWhereSql(context, spec);
+  const bit = (k: number) => sql`(x.m >> ${sql.lit(k)})`;
+  // Day k: bits k and k-1 (returning), k without k-1 (started), k-1 without k (dormant).
+  const measures: Record<string, (k: number) => RawBuilder<unknown>> = {
+    returning: (k) => sql`sum((${bit(k)} & ${bit(k - 1)} & 1)::int)`,
+    started: (k) => sql`sum((${bit(k)} & ~${bit(k - 1)} & 1)::int)`,
+    dormant: (k) => sql`sum((~${bit(k)} & ${bit(k - 1)} & 1)::int)`,
+  };
+  const columns = Object.keys(measures).flatMap((type) => bits.map((_, i) => `${type}${i}`));
+  const selected = Object.values(measures)
+    .flatMap((measure) => bits.map(measure))
+    .map((measure, i) => sql`${measure} as ${sql.ref(columns[i])}`);
+  // Two statements a slice: the masks' sums need no person row (on Citus each shard sums its own
+  // persons' masks); the new persons do (their created day), so each person's first day travels
+  // once to the persons' shard and is joined there, not every person sent to each events shard.
+  const [sums, news] = await Promise.all([
+    acrossSlices(
+      context,
+      async (slice) =>
+        (
+          await sql<Record<string, number>>`
+    select ${sql.join(selected)} from (
+      select bit_or(1::bigint << ${day('e.timestamp')}) as m
+      from events e where ${where} and ${slice}
+      group by e.person_key
+    ) x`.execute(context.db)
+        ).rows,
+    ),
+    acrossPersonSlices(
+      context,
+      async (slice, persons) =>
+        (
+          await sql<{ f: number; persons: number }>`
+    with firsts as materialized (
+      select e.person_key as person_id, min(${day('e.timestamp')}) as f
+      from events e where ${where} and ${slice}
+      group by e.person_key
     )
-    select ${sql.join(selected)} from masks`.execute(context.db)
-      ).rows,
-  );
+    select x.f, count(*) as persons
+    from firsts x
+    join (${slicePersonsSql(context.teamId, sql`p.created_at`, persons)}) p on p.id = x.person_id
+    where ${day('p.created_at')} = x.f
+    group by x.f`.execute(context.db)
+        ).rows,
+    ),
+  ]);
   const total = new Map<string, number>();
-  for (const row of parts.flat())
+  for (const row of sums.flat())
     for (const column of columns) total.set(column, (total.get(column) ?? 0) + Number(row[column] ?? 0));
+  // New persons by their first day (a first day before the range, bit 0, is on no day of it).
+  const newOn = new Map<number, number>();
+  for (const row of news.flat()) newOn.set(Number(row.f), (newOn.get(Number(row.f)) ?? 0) + Number(row.persons));
   const counts = new Map<string, number>();
   starts.forEach((start, i) => {
     const value = (type: string) => total.get(`${type}${i}`) ?? 0;
-    counts.set(`new ${bucketKey(start)}`, value('new'));
+    const created = newOn.get(bits[i]) ?? 0;
+    counts.set(`new ${bucketKey(start)}`, created);
     counts.set(`returning ${bucketKey(start)}`, value('returning'));
-    counts.set(`resurrecting ${bucketKey(start)}`, value('started') - value('new'));
+    counts.set(`resurrecting ${bucketKey(start)}`, value('started') - created);
     counts.set(`dormant ${bucketKey(start)}`, value('dormant'));
   });
   return counts;

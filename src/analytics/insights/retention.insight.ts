@@ -25,11 +25,12 @@ export interface RetentionRow {
 function cellsSql(spec: RetentionRelations, slice: RawBuilder<unknown>): RawBuilder<unknown> {
   const persons = spec.byPerson(slice);
   if (spec.sameEntity) {
-    // The periods from the n-th on (the n-th itself counts the cohort), each cohort's taken once
-    // per person (offset 0 keeps them apart from the pairs, so neither is computed per pair).
+    // The periods from the n-th on (the n-th itself counts the cohort). No `offset 0` fence: on
+    // Citus a subquery with an offset is planned apart, and every person's cohorts travelled to the
+    // coordinator to be paired there; without it the pairs are counted on the shards.
     return sql`select t.cohort, unnest(t.later) as r from (
         select s.cohorts[s.n] as cohort, s.cohorts[s.n:] as later
-        from (select b.cohorts, generate_subscripts(b.cohorts, 1) as n from (${persons}) b) s offset 0
+        from (select b.cohorts, generate_subscripts(b.cohorts, 1) as n from (${persons}) b) s
       ) t`;
   }
   // A null before the returns stands for the cohort itself.

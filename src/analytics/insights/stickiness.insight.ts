@@ -42,7 +42,7 @@ export async function stickinessInsight(context: ViewContext, raw: RawParams): P
   const { entities, interval, range: requested, filters } = await parseStickinessInsightRequest(context, raw);
   const series: TrendSeries[] = [];
   for (const entity of entities) {
-    const where = [...seriesWhere(context, filters, entity), sql`e.person_id is not null`];
+    const where = [...seriesWhere(context, filters, entity), sql`e.person_key > 0`];
     const from =
       requested.from ??
       (await earliestEvent({
@@ -61,9 +61,9 @@ export async function stickinessInsight(context: ViewContext, raw: RawParams): P
         (
           await sql<{ n: number; persons: number }>`
       select s.n, count(*) as persons from (
-        select e.person_id, count(distinct ${bucket}) as n
+        select e.person_key as person_id, count(distinct ${bucket}) as n
         from events e where ${andSql([...where, rangeSql(sql.ref('e.timestamp'), requested, context.timezone), slice])}
-        group by e.person_id
+        group by e.person_key
       ) s group by s.n`.execute(context.db)
         ).rows,
     );

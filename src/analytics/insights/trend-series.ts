@@ -30,7 +30,7 @@ export function measureOf(entity: Entity, interval: Interval): Measure {
   const math = entity.math;
   if (math === 'total') return { kind: 'aggregate', value: sql`count(*)` };
   if (math === 'dau')
-    return { kind: 'distinct', key: sql`e.person_id`, condition: sql`e.person_id is not null`, perPerson: true };
+    return { kind: 'distinct', key: sql`e.person_key`, condition: sql`e.person_key > 0`, perPerson: true };
   if (math === 'unique_session') {
     return {
       kind: 'distinct',
@@ -44,8 +44,8 @@ export function measureOf(entity: Entity, interval: Interval): Measure {
     if (interval === 'hour') throw validationError(`Math "${math}" needs an interval of a day or longer.`, 'interval');
     return {
       kind: 'active',
-      key: sql`e.person_id`,
-      condition: sql`e.person_id is not null`,
+      key: sql`e.person_key`,
+      condition: sql`e.person_key > 0`,
       days: math === 'weekly_active' ? 6 : 29,
     };
   }

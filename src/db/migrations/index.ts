@@ -12,6 +12,7 @@ import * as sharedLimits from './0012_shared_limits.ts';
 import * as privacy from './0013_privacy.ts';
 import * as eventsList from './0016_events_list.ts';
 import * as definitions from './0017_definitions.ts';
+import * as eventsPersonKey from './0018_events_person_key.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0013_privacy': privacy,
   '0016_events_list': eventsList,
   '0017_definitions': definitions,
+  '0018_events_person_key': eventsPersonKey,
 };

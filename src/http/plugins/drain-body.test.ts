@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Readable } from 'node:stream';
 import { drainBoundOf, drainRequest, type DrainBound } from './drain-body.ts';
 
 describe('drainRequest', () => {
@@ -63,6 +64,14 @@ describe('drainRequest', () => {
     bound = { bytes: 1024 * 1024, ms: 200 };
     await send([Buffer.alloc(1024)], { stall: true });
     assert.deepEqual(results, [false, false, false]);
+  });
+
+  it('answers at once for a request whose body was read to its end', async () => {
+    const request = Readable.from([Buffer.from('{"a":')]) as unknown as IncomingMessage;
+    for await (const chunk of request) assert.ok(chunk);
+    assert.equal(request.complete, undefined);
+    // Waiting for an end that came already would give up at the bound: false.
+    assert.equal(await drainRequest(request, { bytes: 1024, ms: 1_000 }), true);
   });
 
   it('bounds a route by a few times its limit', () => {

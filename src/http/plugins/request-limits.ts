@@ -37,12 +37,15 @@ function refusalDetail(limit: HeavyLimit, max: number): string {
   return `${holder} ${max} ${WHAT} in flight already, the most allowed at once. Retry when one has finished.`;
 }
 
+/** The requests given the analytical limit (their 504 says how to ask for less). */
+const analyticalRequests = new WeakSet<FastifyRequest>();
+
 /** The envelope for a statement PostgreSQL cancelled at the request's time limit; null for any other error. */
 export function statementTimeoutError(request: FastifyRequest, error: FastifyError): AppError | null {
   const limitMs = request.queryBudget?.statementTimeoutMs ?? 0;
   if (limitMs === 0 || !isQueryCanceled(error)) return null;
   request.log.warn({ statementTimeoutMs: limitMs }, 'statement cancelled at its time limit');
-  return queryTimeout(limitMs);
+  return queryTimeout(limitMs, analyticalRequests.has(request));
 }
 
 export function registerRequestLimits(app: FastifyInstance, deps: Deps, shared: SharedLimits | null = null) {
@@ -63,7 +66,10 @@ export function registerRequestLimits(app: FastifyInstance, deps: Deps, shared: 
   });
 
   const takeSlot = async (request: FastifyRequest, reply: FastifyReply, kind: HeavyKind) => {
-    if (kind === 'analytics' && request.queryBudget) request.queryBudget.statementTimeoutMs = limits.analytics;
+    if (kind === 'analytics' && request.queryBudget) {
+      request.queryBudget.statementTimeoutMs = limits.analytics;
+      analyticalRequests.add(request);
+    }
     const project = request.access?.project?.project.id;
     const key = request.access?.actor.key.id;
     if (project === undefined || key === undefined) throw new Error('a heavy route needs a project access rule');

@@ -55,7 +55,7 @@ function deletedPersonEvents(eb: EventsScope, task: PendingDeletion): Expression
     .where('persons.team_id', '=', task.team_id)
     .where('persons.id', 'in', pointedTo);
   return eb.or([
-    eb('events.person_id', '=', task.person_id),
+    eb('events.person_key', '=', task.person_id ?? 0),
     eb.and([
       eb('events.distinct_id', '=', eb.fn.any(eb.val(task.distinct_ids))),
       eb.or([eb('events.person_id', 'is', null), eb('events.person_id', 'not in', living)]),
@@ -109,29 +109,29 @@ function eventsOfTask(task: PendingDeletion) {
 }
 
 function chunkOf(db: Db, task: PendingDeletion, limit: number) {
-  return db.selectFrom('events').select(['events.distinct_id', 'events.id']).where(eventsOfTask(task)).limit(limit);
+  return db.selectFrom('events').select(['events.person_key', 'events.id']).where(eventsOfTask(task)).limit(limit);
 }
 
 /** Where a range task's walk through the events key stands: the last key of the previous chunk. */
 export interface ChunkCursor {
-  distinct_id: string;
+  person_key: number;
   id: number;
 }
 
 const walksByKey = (task: PendingDeletion) => (RANGE_KINDS as readonly string[]).includes(task.deletion_type);
 
 /**
- * The keys of the task's next chunk. A range task walks the events key (team_id, distinct_id, id)
+ * The keys of the task's next chunk. A range task walks the events key (team_id, person_key, id)
  * from `cursor`, so each chunk reads on from where the last one stopped instead of passing again
  * over the rows before the range and those it deleted; a person's task reads its events by
  * person and distinct id, where no walk is needed.
  */
 async function nextChunkKeys(db: Db, task: PendingDeletion, limit: number, cursor: ChunkCursor | null) {
   if (!walksByKey(task)) return chunkOf(db, task, limit).execute();
-  let query = chunkOf(db, task, limit).orderBy('events.distinct_id').orderBy('events.id');
+  let query = chunkOf(db, task, limit).orderBy('events.person_key').orderBy('events.id');
   if (cursor) {
     query = query.where((eb) =>
-      eb(eb.refTuple('events.distinct_id', 'events.id'), '>', eb.tuple(cursor.distinct_id, cursor.id)),
+      eb(eb.refTuple('events.person_key', 'events.id'), '>', eb.tuple(cursor.person_key, cursor.id)),
     );
   }
   return query.execute();
@@ -150,10 +150,10 @@ export async function applyTaskChunk(
   const keys = await nextChunkKeys(db, task, limit, cursor);
   if (keys.length === 0) return { count: 0, cursor };
   const last = keys[keys.length - 1];
-  const next = walksByKey(task) ? { distinct_id: last.distinct_id, id: Number(last.id) } : null;
-  // By the key (team_id, distinct_id, id): on Citus the distinct ids name the shards. An id is
+  const next = walksByKey(task) ? { person_key: Number(last.person_key), id: Number(last.id) } : null;
+  // By the key (team_id, person_key, id): on Citus the person keys name the shards. An id is
   // unique in the table, so the two lists select exactly the rows read above.
-  const distinctIds = [...new Set(keys.map((key) => key.distinct_id))];
+  const personKeys = [...new Set(keys.map((key) => Number(key.person_key)))];
   const ids = keys.map((key) => Number(key.id));
   if (task.deletion_type === 'scrub') {
     const names = task.scrub_properties ?? [];
@@ -164,7 +164,7 @@ export async function applyTaskChunk(
         person_properties: sql`${sql.ref('events.person_properties')} - ${names}::text[]`,
       })
       .where('events.team_id', '=', task.team_id)
-      .where((eb) => eb('events.distinct_id', '=', eb.fn.any(eb.val(distinctIds))))
+      .where((eb) => eb('events.person_key', '=', eb.fn.any(eb.val(personKeys))))
       .where((eb) => eb('events.id', '=', eb.fn.any(eb.val(ids))))
       .executeTakeFirst();
     return { count: Number(result.numUpdatedRows), cursor: next };
@@ -172,7 +172,7 @@ export async function applyTaskChunk(
   const result = await db
     .deleteFrom('events')
     .where('events.team_id', '=', task.team_id)
-    .where((eb) => eb('events.distinct_id', '=', eb.fn.any(eb.val(distinctIds))))
+    .where((eb) => eb('events.person_key', '=', eb.fn.any(eb.val(personKeys))))
     .where((eb) => eb('events.id', '=', eb.fn.any(eb.val(ids))))
     .executeTakeFirst();
   return { count: Number(result.numDeletedRows), cursor: next };

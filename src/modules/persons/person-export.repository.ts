@@ -21,7 +21,7 @@ export interface EventCursor {
  * One page of the person's events after `cursor`, by (timestamp, id): those attributed to the
  * person (the personless events linked to it included) and those of its distinct ids still without
  * a person. Two ordered scans, each bounded by the page size (the person's one walks the index
- * (team_id, person_id, timestamp, id)), merged: a page never reads more than twice its size.
+ * (team_id, person_key, timestamp, id), on Citus on the person's one shard), merged: a page never reads more than twice its size.
  */
 export async function readPersonEventPage(
   db: Db,
@@ -34,7 +34,7 @@ export async function readPersonEventPage(
   const { rows } = await sql<ExportedEvent>`
     select * from (
       (select ${columns} from events
-        where team_id = ${scope.teamId}::integer and person_id = ${scope.personId}::bigint ${after}
+        where team_id = ${scope.teamId}::integer and person_key = ${scope.personId}::bigint ${after}
         order by timestamp, id limit ${limit}::integer)
       union all
       (select ${columns} from events

@@ -61,7 +61,7 @@ export async function propertiesTimeline(db: Db, query: TimelineQuery): Promise<
     with ev as (
       select e.id, e.timestamp, e.person_properties, ${state} as state
       from events e
-      where e.team_id = ${query.teamId}::integer and e.person_id = ${query.personId}::bigint
+      where e.team_id = ${query.teamId}::integer and e.person_key = ${query.personId}::bigint
         and e.timestamp >= ${query.from.toISOString()}::timestamptz and e.timestamp <= ${query.to.toISOString()}::timestamptz
         ${names}
     ), marked as (
@@ -85,7 +85,7 @@ export async function firstEventTime(db: Db, teamId: number, personId: number): 
     .selectFrom('events')
     .select((eb) => eb.fn.min('timestamp').as('first'))
     .where('team_id', '=', teamId)
-    .where('person_id', '=', personId)
+    .where('person_key', '=', personId)
     .executeTakeFirst();
   return (row?.first as Date | null | undefined) ?? null;
 }

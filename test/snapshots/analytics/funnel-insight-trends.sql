@@ -15,7 +15,7 @@ select person_id, ts, id, period, "s0", "s1", "s2", "r1_2", min(case when "s1" t
 from (
 select * from (
 select person_id, ts, id, period, "s0", "s1", "s2", min(case when "s2" then ts end) over wc as "r1_2"
-from (select fe.* from (select e.person_id, e.timestamp as ts, e.id, coalesce(e.event = $8, false) as "s0", coalesce(e.event = $9, false) as "s1", coalesce(e.event = $10, false) as "s2", date_trunc($11, ("e"."timestamp" at time zone $12)) as period from events e where (e.team_id = $13 and e.person_id is not null and ("e"."timestamp" >= ($14::timestamp at time zone $15) and "e"."timestamp" < ($16::timestamp at time zone $17)) and true and true and (e.event = $18 or e.event = $19 or e.event = $20) and true and true)) fe) l1
+from (select fe.* from (select e.person_key as person_id, e.timestamp as ts, e.id, coalesce(e.event = $8, false) as "s0", coalesce(e.event = $9, false) as "s1", coalesce(e.event = $10, false) as "s2", date_trunc($11, ("e"."timestamp" at time zone $12)) as period from events e where (e.team_id = $13 and e.person_key > 0 and ("e"."timestamp" >= ($14::timestamp at time zone $15) and "e"."timestamp" < ($16::timestamp at time zone $17)) and true and true and (e.event = $18 or e.event = $19 or e.event = $20) and true and true)) fe) l1
 window wc as (partition by person_id order by period desc, ts desc, id desc rows between unbounded preceding and current row),
 wl as (partition by person_id order by period desc, ts desc, id desc rows between unbounded preceding and 1 preceding)
 ) p1 where "s0" or "s1") l0

@@ -13,11 +13,13 @@ select person_id, period,
 lag(period) over (partition by person_id order by period) as prev,
 lead(period) over (partition by person_id order by period) as next
 from (
-select distinct e.person_id, (date_trunc('day', ("e"."timestamp" at time zone $13)) - extract(dow from ("e"."timestamp" at time zone $14))::int * interval '1 day') as period
+select distinct e.person_key as person_id, (date_trunc('day', ("e"."timestamp" at time zone $13)) - extract(dow from ("e"."timestamp" at time zone $14))::int * interval '1 day') as period
 from events e
-where (e.team_id = $15 and e.person_id is not null and ("e"."timestamp" >= ($16::timestamp at time zone $17) and "e"."timestamp" < ($18::timestamp at time zone $19)) and e.event = $20 and true and true) and true
+where (e.team_id = $15 and e.person_key > 0 and ("e"."timestamp" >= ($16::timestamp at time zone $17) and "e"."timestamp" < ($18::timestamp at time zone $19)) and e.event = $20 and true and true) and true
 ) periods
 ) m
-left join persons p on p.team_id = $21 and p.id = m.person_id) m
+left join (with project_persons as materialized (
+select p.id, created_at from persons p where p.team_id = $21 and true
+) select * from project_persons) p on p.id = m.person_id) m
 group by m.period
 -- parameters: [1,"1 week",1,"1 week",1,"1 week",1,"1 week",1,"1 week","UTC","UTC","UTC","UTC",1,"2023-12-24 00:00:00.000","UTC","2024-01-21 00:00:00.000","UTC","$pageview",1]

@@ -19,10 +19,10 @@ lag(ts) over (partition by person_id order by ts, id) as prev_ts,
 coalesce(lead(new_session) over (partition by person_id order by ts, id), true) as session_ends
 from (
 select person_id, ts, id, item, new_session, prev_item
-from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_id, e.timestamp as ts, e.id, (coalesce(
+from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_key as person_id, e.timestamp as ts, e.id, (coalesce(
 case when $2 and e.event = '$pageview' then case when e.page like '_%/' then left(e.page, -1) else e.page end end,
 case when $3 and e.event = '$screen' then e.page end,
-e.event)) as item from events e where (e.team_id = $4 and e.person_id is not null and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and exists (
+e.event)) as item from events e where (e.team_id = $4 and e.person_key > 0 and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and exists (
 select 1 from (
 select f.person_id, f.times[2] as lower_ts, f.times[3] as upper_ts
 from (
@@ -36,8 +36,8 @@ select person_id, ts, id, "s0", "s1", "s2", "r1_2", min(case when "s1" then ts e
 from (
 select * from (
 select person_id, ts, id, "s0", "s1", "s2", min(case when "s2" then ts end) over wc as "r1_2"
-from (select fe.* from (select e.person_id, e.timestamp as ts, e.id, coalesce(e.event = $14, false) as "s0", coalesce(e.event = $15, false) as "s1", coalesce(e.event = $16, false) as "s2" from events e where (e.team_id = $17 and e.person_id is not null and ("e"."timestamp" >= ($18::timestamp at time zone $19) and "e"."timestamp" < ($20::timestamp at time zone $21)) and true and true and (e.event = $22 or e.event = $23 or e.event = $24) and e.person_id in (
-select e.person_id from events e
+from (select fe.* from (select e.person_key as person_id, e.timestamp as ts, e.id, coalesce(e.event = $14, false) as "s0", coalesce(e.event = $15, false) as "s1", coalesce(e.event = $16, false) as "s2" from events e where (e.team_id = $17 and e.person_key > 0 and ("e"."timestamp" >= ($18::timestamp at time zone $19) and "e"."timestamp" < ($20::timestamp at time zone $21)) and true and true and (e.event = $22 or e.event = $23 or e.event = $24) and e.person_key in (
+select e.person_key from events e
 where e.team_id = $25 and e.event = $26 and ("e"."timestamp" >= ($27::timestamp at time zone $28) and "e"."timestamp" < ($29::timestamp at time zone $30))) and true)) fe) l1
 window wc as (partition by person_id order by ts desc, id desc rows between unbounded preceding and current row),
 wl as (partition by person_id order by ts desc, id desc rows between unbounded preceding and 1 preceding)
@@ -48,7 +48,7 @@ wl as (partition by person_id order by ts desc, id desc rows between unbounded p
 order by person_id, steps desc, t0
 ) f where f.steps >= $31
 ) ft
-where ft.person_id = e.person_id and (ft.lower_ts is null or e.timestamp >= ft.lower_ts) and (ft.upper_ts is null or e.timestamp <= ft.upper_ts)))) i where true) i) gaps
+where ft.person_id = e.person_key and (ft.lower_ts is null or e.timestamp >= ft.lower_ts) and (ft.upper_ts is null or e.timestamp <= ft.upper_ts)))) i where true) i) gaps
 where new_session or prev_item is distinct from item
 ) kept
 ) numbered

@@ -7,10 +7,10 @@ select k.prev_key as source, k.key as target, sum(extract(epoch from k.ts - k.pr
 from (
 with sessions as (
 select *, sum(case when prev_ts is null or prev_ts <= ts - interval '30 minutes' then 1 else 0 end) over (partition by person_id order by ts, id) as session
-from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from (select i.* from (select e.person_id, e.timestamp as ts, e.id, (coalesce(
+from (select *, lag(ts) over (partition by person_id order by ts, id) as prev_ts from (select i.* from (select e.person_key as person_id, e.timestamp as ts, e.id, (coalesce(
 case when $1 and e.event = '$pageview' then case when e.page like '_%/' then left(e.page, -1) else e.page end end,
 case when $2 and e.event = '$screen' then e.page end,
-e.event)) as item from events e where (e.team_id = $3 and e.person_id is not null and ("e"."timestamp" >= ($4::timestamp at time zone $5) and "e"."timestamp" < ($6::timestamp at time zone $7)) and true and true and (e.event = '$pageview' or e.event not like '$%') and true and true)) i where true) i) gaps
+e.event)) as item from events e where (e.team_id = $3 and e.person_key > 0 and ("e"."timestamp" >= ($4::timestamp at time zone $5) and "e"."timestamp" < ($6::timestamp at time zone $7)) and true and true and (e.event = '$pageview' or e.event not like '$%') and true and true)) i where true) i) gaps
 ), positioned as (
 select *, row_number() over (partition by person_id, session order by ts, id) as pos
 from (select *, lag(item) over (partition by person_id, session order by ts, id) as prev_item from sessions) d

@@ -19,10 +19,10 @@ lag(ts) over (partition by person_id order by ts, id) as prev_ts,
 coalesce(lead(new_session) over (partition by person_id order by ts, id), true) as session_ends
 from (
 select person_id, ts, id, item, new_session, prev_item
-from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_id, e.timestamp as ts, e.id, (coalesce(
+from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_key as person_id, e.timestamp as ts, e.id, (coalesce(
 case when $2 and e.event = '$pageview' then case when e.page like '_%/' then left(e.page, -1) else e.page end end,
 case when $3 and e.event = '$screen' then e.page end,
-e.event)) as item from events e where (e.team_id = $4 and e.person_id is not null and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and true)) i where true) i) gaps
+e.event)) as item from events e where (e.team_id = $4 and e.person_key > 0 and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and true)) i where true) i) gaps
 where new_session or prev_item is distinct from item
 ) kept
 ) numbered

@@ -1,8 +1,8 @@
 -- persons/path {"date_from":"2024-01-01","date_to":"2024-01-19","path_start_key":"1_/home","path_end_key":"2_signup"}
 
 -- query 1
-select s.person_id, p.uuid
-from (select distinct k.person_id from (
+-- A subquery: a selection's own distinct at the top of a statement was done again on the coordinator.
+with selected as materialized (select s.person_id from (select distinct k.person_id from (
 select person_id, session, i, i || '_' || item as key, ts,
 case when i > 1 then (i - 1) || '_' || prev_item end as prev_key,
 case when i > 1 then prev_ts end as prev_ts,
@@ -17,18 +17,20 @@ lag(ts) over (partition by person_id order by ts, id) as prev_ts,
 coalesce(lead(new_session) over (partition by person_id order by ts, id), true) as session_ends
 from (
 select person_id, ts, id, item, new_session, prev_item
-from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_id, e.timestamp as ts, e.id, (coalesce(
+from (select i.*, coalesce(lag(ts) over (partition by person_id order by ts, id) <= ts - interval '30 minutes', true) as new_session, lag(item) over (partition by person_id order by ts, id) as prev_item from (select i.* from (select e.person_key as person_id, e.timestamp as ts, e.id, (coalesce(
 case when $2 and e.event = '$pageview' then case when e.page like '_%/' then left(e.page, -1) else e.page end end,
 case when $3 and e.event = '$screen' then e.page end,
-e.event)) as item from events e where (e.team_id = $4 and e.person_id is not null and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and true)) i where true) i) gaps
+e.event)) as item from events e where (e.team_id = $4 and e.person_key > 0 and ("e"."timestamp" >= ($5::timestamp at time zone $6) and "e"."timestamp" < ($7::timestamp at time zone $8)) and true and true and true and true and true)) i where true) i) gaps
 where new_session or prev_item is distinct from item
 ) kept
 ) numbered
 ) started_rows
 where started
 ) indexed
-where i between 1 and $9) k where (k.prev_key = $10 and k.key = $11)) s
-left join persons p on p.team_id = $12 and p.id = s.person_id and true
+where i between 1 and $9) k where (k.prev_key = $10 and k.key = $11)) s)
+select s.person_id, p.uuid
+from selected s
+left join (select p.id, p.uuid from persons p where p.team_id = $12 and true) p on p.id = s.person_id
 order by p.uuid nulls last, s.person_id
 limit $13
 -- parameters: [5,true,true,1,"2024-01-01 00:00:00.000","UTC","2024-01-20 00:00:00.000","UTC",5,"1_/home","2_signup",1,100]

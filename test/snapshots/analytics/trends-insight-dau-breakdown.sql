@@ -9,8 +9,8 @@ group by 1 order by count(*) desc, 1 limit $8
 with c as materialized (
 select k.g, (m << 0) as cov from (
 select coalesce("e"."properties"->>$1, '') as g, bit_or(1::bigint << ((("e"."timestamp" at time zone $2))::date - $3::date)) as m
-from events e where (e.team_id = $4 and e.event = $5 and true and true and coalesce("e"."properties"->>$6, '') in ($7, $8) and ("e"."timestamp" >= ($9::timestamp at time zone $10) and "e"."timestamp" < ($11::timestamp at time zone $12)) and e.person_id is not null and true)
-group by e.person_id, 1
+from events e where (e.team_id = $4 and e.event = $5 and true and true and coalesce("e"."properties"->>$6, '') in ($7, $8) and ("e"."timestamp" >= ($9::timestamp at time zone $10) and "e"."timestamp" < ($11::timestamp at time zone $12)) and e.person_key > 0 and true)
+group by e.person_key, 1
 ) k
 )
 select c.g, sum((("cov" >> 0) & 1)::int) as "v0", sum((("cov" >> 1) & 1)::int) as "v1", sum((("cov" >> 2) & 1)::int) as "v2", sum((("cov" >> 3) & 1)::int) as "v3", sum((("cov" >> 4) & 1)::int) as "v4", sum((("cov" >> 5) & 1)::int) as "v5", sum((("cov" >> 6) & 1)::int) as "v6", sum((("cov" >> 7) & 1)::int) as "v7", sum((("cov" >> 8) & 1)::int) as "v8", sum((("cov" >> 9) & 1)::int) as "v9", sum((("cov" >> 10) & 1)::int) as "v10", sum((("cov" >> 11) & 1)::int) as "v11", sum((("cov" >> 12) & 1)::int) as "v12", sum((("cov" >> 13) & 1)::int) as "v13", sum((("cov" >> 14) & 1)::int) as "v14", sum((("cov" >> 15) & 1)::int) as "v15", sum((("cov" >> 16) & 1)::int) as "v16", sum((("cov" >> 17) & 1)::int) as "v17", sum((("cov" >> 18) & 1)::int) as "v18" from c group by c.g
@@ -20,8 +20,8 @@ select c.g, sum((("cov" >> 0) & 1)::int) as "v0", sum((("cov" >> 1) & 1)::int) a
 with c as materialized (
 select k.g, (m << 0) as cov from (
 select coalesce("e"."properties"->>$1, '') as g, bit_or(1::bigint << ((("e"."timestamp" at time zone $2))::date - $3::date)) as m
-from events e where (e.team_id = $4 and e.event = $5 and true and true and coalesce("e"."properties"->>$6, '') in ($7, $8) and ("e"."timestamp" >= ($9::timestamp at time zone $10) and "e"."timestamp" < ($11::timestamp at time zone $12)) and e.person_id is not null and true)
-group by e.person_id, 1
+from events e where (e.team_id = $4 and e.event = $5 and true and true and coalesce("e"."properties"->>$6, '') in ($7, $8) and ("e"."timestamp" >= ($9::timestamp at time zone $10) and "e"."timestamp" < ($11::timestamp at time zone $12)) and e.person_key > 0 and true)
+group by e.person_key, 1
 ) k
 )
 select c.g, sum((("cov" >> 0) & 1)::int) as "v0", sum((("cov" >> 1) & 1)::int) as "v1", sum((("cov" >> 2) & 1)::int) as "v2", sum((("cov" >> 3) & 1)::int) as "v3", sum((("cov" >> 4) & 1)::int) as "v4", sum((("cov" >> 5) & 1)::int) as "v5", sum((("cov" >> 6) & 1)::int) as "v6", sum((("cov" >> 7) & 1)::int) as "v7", sum((("cov" >> 8) & 1)::int) as "v8", sum((("cov" >> 9) & 1)::int) as "v9", sum((("cov" >> 10) & 1)::int) as "v10", sum((("cov" >> 11) & 1)::int) as "v11", sum((("cov" >> 12) & 1)::int) as "v12", sum((("cov" >> 13) & 1)::int) as "v13", sum((("cov" >> 14) & 1)::int) as "v14", sum((("cov" >> 15) & 1)::int) as "v15", sum((("cov" >> 16) & 1)::int) as "v16", sum((("cov" >> 17) & 1)::int) as "v17", sum((("cov" >> 18) & 1)::int) as "v18" from c group by c.g
