@@ -258,8 +258,8 @@ export function firstTouchSql(
   return firstTouchRowsSql(context, spec, scan, sql`, ${value} as value`);
 }
 
-/** The funnel entrant `f` is one whose first-touch event (firstTouchSql) has the breakdown value. */
-export function firstTouchMatchSql(
+/** Rows `(person_id)`: the funnel entrants whose first-touch event (firstTouchSql) has the breakdown value. */
+export function firstTouchMembersSql(
   context: ViewContext,
   spec: FunnelSpec,
   scan: FunnelScan,
@@ -268,18 +268,28 @@ export function firstTouchMatchSql(
   const condition = breakdownValueConditionSql(value, context.teamId);
   const reads = breakdownValueReads(value);
   if (!reads.staticCohort)
-    return sql`f.person_id in (select b.person_id from (${firstTouchSql(context, spec, scan, condition)}) b where b.value)`;
-  // A static cohort's members are a subquery over cohort_people. On Citus one in the select list of
-  // a query over events cannot be planned (the tables are not co-located), while one in a where
-  // clause becomes an intermediate result; so the condition is tested on the first-touch rows,
-  // which carry only the columns it reads (a plain static cohort: the person key, the index alone serves).
+    return sql`select b.person_id from (${firstTouchSql(context, spec, scan, condition)}) b where b.value`;
+  // A static cohort's members are a subquery over cohort_people, which a query over events may hold
+  // in a where clause only (in the select list Citus could not plan it when the members lay apart
+  // from the events); so the condition is tested on the first-touch rows, which carry only the
+  // columns it reads (a plain static cohort: the person key, the index alone serves).
   const columns = [
     // The static cohort's test reads the event's person key (filters.ts).
     sql`, e.person_key`,
     ...(reads.properties ? [sql`, e.properties`] : []),
     ...(reads.personProperties ? [sql`, e.person_properties`] : []),
   ];
-  return sql`f.person_id in (select e.person_id from (${firstTouchRowsSql(context, spec, scan, sql.join(columns, sql``))}) e where ${condition})`;
+  return sql`select e.person_id from (${firstTouchRowsSql(context, spec, scan, sql.join(columns, sql``))}) e where ${condition}`;
+}
+
+/** The funnel entrant `f` is one whose first-touch event (firstTouchSql) has the breakdown value. */
+export function firstTouchMatchSql(
+  context: ViewContext,
+  spec: FunnelSpec,
+  scan: FunnelScan,
+  value: BreakdownValue,
+): RawBuilder<unknown> {
+  return sql`f.person_id in (${firstTouchMembersSql(context, spec, scan, value)})`;
 }
 
 /**

@@ -30,7 +30,6 @@ export const PLACEMENTS: readonly Placement[] = [
   { table: 'persons', kind: 'distributed', column: 'team_id', colocateWith: 'none' },
   { table: 'person_distinct_ids', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'cohorts', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
-  { table: 'cohort_people', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'deletion_tasks', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   { table: 'person_count_deltas', kind: 'distributed', column: 'team_id', colocateWith: 'persons' },
   // A project's definitions and saved insights (migration 0017): each request reads one project's.
@@ -45,6 +44,10 @@ export const PLACEMENTS: readonly Placement[] = [
   // key of a personless event is derived from its distinct id (src/db/person-key.ts); events move
   // between shards only when their person changes (a merge, the link of personless events).
   { table: 'events', kind: 'distributed', column: 'person_key', colocateWith: 'none' },
+  // A static cohort's members beside their events (migration 0019): a view filtered by the cohort
+  // tests each event against the members on its own shard. Read by cohort (its count, its list),
+  // they fan out over the project's workers as its events do.
+  { table: 'cohort_people', kind: 'distributed', column: 'person_id', colocateWith: 'events' },
   // Counted on every request of a key: by subject (`key:<id>`, `project:<id>`), so each claim is one
   // shard's single-row upsert, never a write to every node as a reference table's would be.
   { table: 'limit_windows', kind: 'distributed', column: 'subject', colocateWith: 'none' },

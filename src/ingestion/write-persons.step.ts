@@ -98,6 +98,7 @@ async function applyMerge(db: Db, teamId: number, source: PersonState, target: P
     )
     .onConflict((oc) => oc.doNothing())
     .execute();
+  await db.deleteFrom('cohort_people').where('team_id', '=', teamId).where('person_id', '=', sourceId).execute();
   await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', sourceId).execute();
   return moved.map((row) => row.distinct_id);
 }

@@ -1,13 +1,13 @@
 // Persons and events for the analytical views, written straight into the tables with explicit
 // timestamps (capture is not under test here).
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { JsonObject } from '../../src/db/schema.ts';
 import { setupTestApp, TestClock, type TestContext } from './app.ts';
 import { makeTenant, type Tenant, type TestPerson } from './factories.ts';
 import { eventKey } from '../../src/db/person-key.ts';
+import { deletePersonRows } from '../../src/modules/persons/persons.repository.ts';
 
 export async function makeEvent(
   db: Db,
@@ -49,7 +49,7 @@ export async function setTimezone(db: Db, teamId: number, timezone: string): Pro
 }
 
 export async function deletePerson(db: Db, teamId: number, person: TestPerson): Promise<void> {
-  await sql`delete from persons where team_id = ${teamId} and id = ${person.id}`.execute(db);
+  await deletePersonRows(db, teamId, [person.id]);
 }
 
 export interface ViewResponse {

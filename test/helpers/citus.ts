@@ -106,11 +106,14 @@ export async function dropCitusDatabase(baseUrl: string, workers: CitusNode[], n
 }
 
 // Queries that may run on many shards: those over events of one project (spread over every worker
-// by person key; the views of one project fan out by design, never across projects), and the weekly deletion batch's listing of every
+// by person key; the views of one project fan out by design, never across projects) or over its
+// static cohorts' members (beside their events), and the weekly deletion batch's listing of every
 // project's pending tasks, and the minutely sweep of expired limit windows and slot leases. Every other query must be routed to one shard (or to one copy of a
 // reference table); Citus raises an error for it otherwise.
 const MAY_FAN_OUT = [
   /\bevents\b/,
+  // A static cohort's members lie beside their events (migration 0019): read by cohort, they fan out too.
+  /\bcohort_people\b/,
   /^select .* from "deletion_tasks" inner join "teams"/s,
   /^delete from "(limit_windows|heavy_slot_leases)" where "expires_at" < now\(\)$/,
 ];
@@ -141,9 +144,10 @@ export function allowFanOut(client: pg.PoolClient): void {
         throw error;
       });
     }
-    // Fan-out over events stays within one project: the query names the project's team_id.
-    if (/\bevents\b/.test(text) && !/team_id/.test(text))
-      throw new Error(`a query over events that names no project (no team_id): ${text}`);
+    // Fan-out over events or members stays within one project: the query names the project's team_id.
+    const table = /\b(events|cohort_people)\b/.exec(text)?.[1];
+    if (table && !/team_id/.test(text))
+      throw new Error(`a query over ${table} that names no project (no team_id): ${text}`);
     return unchecked(text, values);
   };
   const unchecked = async (text: string, values?: unknown) => {

@@ -229,6 +229,39 @@ describe('cohorts', () => {
     assert.equal((await call('GET', `${base}/${created.id}/`)).statusCode, 404);
   });
 
+  it('a deleted person, alone or in bulk, leaves its static cohorts, and a deleted cohort leaves no member', async () => {
+    // No foreign key cascades to the member rows (migration 0019): the deletes must remove them.
+    const people: TestPerson[] = [];
+    for (const id of ['gone-1', 'gone-2', 'gone-3', 'stays'])
+      people.push(await makePerson(ctx.deps.db, tenant.project.id, { distinctIds: [id] }));
+    const members = async (cohortId: number) =>
+      (
+        await ctx.deps.db
+          .selectFrom('cohort_people')
+          .select('person_id')
+          .where('team_id', '=', tenant.project.id)
+          .where('cohort_id', '=', cohortId)
+          .orderBy('person_id')
+          .execute()
+      ).map((row) => row.person_id);
+    const created = await call('POST', `${base}/`, {
+      name: 'Leaving',
+      is_static: true,
+      distinct_ids: ['gone-1', 'gone-2', 'gone-3', 'stays'],
+    });
+    assert.equal(created.json().count, 4, created.body);
+    const cohort = created.json().id;
+    const persons = `/api/projects/${tenant.project.id}/persons`;
+    assert.equal((await call('DELETE', `${persons}/${people[0].id}/`)).statusCode, 204);
+    assert.deepEqual(await members(cohort), [people[1].id, people[2].id, people[3].id]);
+    const bulk = await call('POST', `${persons}/bulk_delete/`, { ids: [people[1].uuid, people[2].uuid] });
+    assert.equal(bulk.statusCode, 200, bulk.body);
+    assert.deepEqual(await members(cohort), [people[3].id]);
+    assert.equal((await call('GET', `${base}/${cohort}/`)).json().count, 1);
+    assert.equal((await call('DELETE', `${base}/${cohort}/`)).statusCode, 204);
+    assert.deepEqual(await members(cohort), []);
+  });
+
   it('switches a cohort between dynamic and static on PATCH', async () => {
     const dynamic = (
       await call('POST', `${base}/`, { name: 'Switch', filters: { properties: [{ key: 'plan', value: 'pro' }] } })

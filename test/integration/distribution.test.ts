@@ -73,6 +73,8 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
         1,
         'one co-location group',
       );
+      // A static cohort's members on their events' shards (migration 0019).
+      assert.equal(byTable.get('cohort_people')?.colocation, byTable.get('events')?.colocation);
       assert.deepEqual(await migrateDatabase(database.db), { applied: [], distributed: [] });
     });
 
@@ -150,9 +152,11 @@ describe(`the schema's placement (${onCitus ? 'Citus' : 'not Citus'})`, () => {
         sql`select count(*) from persons`.execute(database.db),
         /multi-task query.*not routed to one shard/s,
       );
+      await assert.rejects(sql`select count(*) from cohorts where id = 1`.execute(database.db), /multi-task query/);
+      // A static cohort's members fan out as events do (by person), within one project only.
       await assert.rejects(
-        sql`select count(*) from cohort_people where person_id = 1`.execute(database.db),
-        /multi-task query/,
+        sql`select count(*) from cohort_people where cohort_id = 1`.execute(database.db),
+        /over cohort_people that names no project/,
       );
       const routed = await sql<{ n: string }>`select count(*) as n from persons where team_id = ${teamId}`.execute(
         database.db,

@@ -2,18 +2,24 @@
 // conversion times from the step before and links to the funnel persons view (`funnel_step=N`
 // converted, `-N` dropped); per breakdown value a list of such steps; with
 // `funnel_viz_type=trends` the conversion rate of each entrance period.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../../errors.ts';
-import { breakdownValueSql, hasBreakdown, insightBreakdownParam, type InsightBreakdown } from '../breakdowns.ts';
+import {
+  breakdownValueSql,
+  hasBreakdown,
+  insightBreakdownParam,
+  type BreakdownValue,
+  type InsightBreakdown,
+} from '../breakdowns.ts';
 import { formatLocal, type Interval } from '../date-range.ts';
 import type { Entity } from '../entities.ts';
 import { isTrendsMode, parseFunnel, stepSpanParam, type FunnelSpec, type StepSpan } from '../funnel-request.ts';
-import { attemptsWithExclusionsSql, firstTouchMatchSql, firstTouchSql } from '../funnel-steps.ts';
+import { attemptsWithExclusionsSql, firstTouchMembersSql, firstTouchSql } from '../funnel-steps.ts';
 import { stringParam, type RawParams } from '../params.ts';
 import { acrossSlices, sumRows } from '../person-slices.ts';
 import type { ViewContext } from '../view-context.ts';
 import { bucketStarts, dayText, labelText, localFromText } from './buckets.ts';
-import { stepNumbers, type StepNumbers } from './funnel-counts.ts';
+import { stepNumbers, stepNumbersWithin, type StepNumbers } from './funnel-counts.ts';
 import { personsUrl, rangeParams } from './links.ts';
 import { bucketKey, textSql } from './trend-series.ts';
 export interface FunnelStep {
@@ -100,23 +106,29 @@ async function stepsInsight(
   }
   const { type, groups } = breakdown;
   if (Array.isArray(groups)) {
-    return Promise.all(
-      groups.map(async (group) => {
-        const numbers = await stepNumbers(context, spec, (persons, scan) => ({
-          from:
-            group.id === 'all'
-              ? sql`(${persons}) f`
-              : sql`(${persons}) f where ${firstTouchMatchSql(context, spec, scan, { kind: 'cohort', filter: group.filter })}`,
-          group: sql`''`,
-        }));
-        const point = group.id === 'all' ? {} : { breakdown_type: type, funnel_step_breakdown: group.id };
-        return stepsOf(context, raw, spec, numbers.get(''), point).map((step) => ({
-          ...step,
-          breakdown: group.id,
-          breakdown_value: group.id,
-        }));
-      }),
-    );
+    // Cohorts and everyone in one pass over the funnel's persons: each cohort's entrants are a
+    // left join (their first-touch rows), and each group's counts a filter of the same rows.
+    const numbers = await stepNumbersWithin(context, spec, (persons, scan) => {
+      const joins: RawBuilder<unknown>[] = [];
+      const within = groups.map((group, i) => {
+        if (group.id === 'all') return null;
+        const members = sql.ref(`m${i}`);
+        const filter: BreakdownValue = { kind: 'cohort', filter: group.filter };
+        joins.push(
+          sql`left join (${firstTouchMembersSql(context, spec, scan, filter)}) ${members} on ${sql.ref(`m${i}.person_id`)} = f.person_id`,
+        );
+        return sql`${sql.ref(`m${i}.person_id`)} is not null`;
+      });
+      return { from: sql`(${persons}) f ${sql.join(joins, sql` `)}`, within };
+    });
+    return groups.map((group, i) => {
+      const point = group.id === 'all' ? {} : { breakdown_type: type, funnel_step_breakdown: group.id };
+      return stepsOf(context, raw, spec, numbers[i], point).map((step) => ({
+        ...step,
+        breakdown: group.id,
+        breakdown_value: group.id,
+      }));
+    });
   }
   const column = breakdownValueSql(groups.type, groups.key);
   const numbers = await stepNumbers(context, spec, (persons, scan) => ({

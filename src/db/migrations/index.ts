@@ -13,6 +13,7 @@ import * as privacy from './0013_privacy.ts';
 import * as eventsList from './0016_events_list.ts';
 import * as definitions from './0017_definitions.ts';
 import * as eventsPersonKey from './0018_events_person_key.ts';
+import * as cohortPeopleByPerson from './0019_cohort_people_by_person.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0016_events_list': eventsList,
   '0017_definitions': definitions,
   '0018_events_person_key': eventsPersonKey,
+  '0019_cohort_people_by_person': cohortPeopleByPerson,
 };

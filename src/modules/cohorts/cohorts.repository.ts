@@ -114,13 +114,21 @@ export async function updateCohortRow(
   await db.updateTable('cohorts').set(set).where('team_id', '=', teamId).where('id', '=', cohortId).execute();
 }
 
+/**
+ * Deletes the cohort and its static members (no foreign key cascades to them: migration 0019), in
+ * that order and in one transaction: the row's lock makes a concurrent update that adds members
+ * finish first, and the members' delete, a statement after it, then sees them.
+ */
 export async function deleteCohortRow(db: Db, teamId: number, cohortId: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('cohorts')
-    .where('team_id', '=', teamId)
-    .where('id', '=', cohortId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .deleteFrom('cohorts')
+      .where('team_id', '=', teamId)
+      .where('id', '=', cohortId)
+      .executeTakeFirst();
+    await trx.deleteFrom('cohort_people').where('team_id', '=', teamId).where('cohort_id', '=', cohortId).execute();
+    return Number(result.numDeletedRows) > 0;
+  });
 }
 
 /** Adds the persons owning these distinct ids to a static cohort; unknown ids are ignored. */

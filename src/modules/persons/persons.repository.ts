@@ -366,9 +366,11 @@ export async function findPersonIdsForBulk(
   return [...found].sort((a, b) => a - b);
 }
 
-/** Deletes persons (their distinct ids and static cohort rows cascade); events stay. */
+/** Deletes persons with their static cohort rows (their distinct ids cascade); events stay. */
 export async function deletePersonRows(db: Db, teamId: number, personIds: number[]): Promise<number> {
   if (personIds.length === 0) return 0;
+  // No foreign key cascades here (migration 0019: on Citus the rows lie beside the events).
+  await db.deleteFrom('cohort_people').where('team_id', '=', teamId).where('person_id', 'in', personIds).execute();
   const result = await db
     .deleteFrom('persons')
     .where('team_id', '=', teamId)
