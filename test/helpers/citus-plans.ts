@@ -33,17 +33,23 @@ function intermediateReads(node: PlanNode): PlanNode[] {
   return (node.Plans ?? []).flatMap(intermediateReads);
 }
 
-/** Reads a shard of events (`events_102008`) itself, or (`deep`) through its distributed query's tasks and subplans. */
-function readsEventsShard(node: PlanNode, deep = false): boolean {
-  if (/^events_\d+$/.test(node['Relation Name'] ?? '')) return true;
+/** The nodes under `node`: its plans, and (`deep`) its distributed query's subplans and tasks' remote plans. */
+function childrenOf(node: PlanNode, deep: boolean): PlanNode[] {
   const distributed = deep ? node['Distributed Query'] : undefined;
-  const below = [
+  return [
     ...(node.Plans ?? []),
     ...(distributed?.Subplans ?? []).flatMap((subplan) => subplan.PlannedStmt.map((statement) => statement.Plan)),
     ...(distributed?.Job?.Tasks ?? []).flatMap((task) => (task['Remote Plan'] ?? []).flat().map((s) => s.Plan)),
   ];
-  return below.some((child) => readsEventsShard(child, deep));
 }
+
+/** Reads a shard of `table` (`events_102008`) itself, or (`deep`) through its distributed query's tasks and subplans. */
+function readsShardOf(node: PlanNode, table: string, deep: boolean): boolean {
+  if (new RegExp(`^${table}_\\d+$`).test(node['Relation Name'] ?? '')) return true;
+  return childrenOf(node, deep).some((child) => readsShardOf(child, table, deep));
+}
+
+const readsEventsShard = (node: PlanNode, deep = false) => readsShardOf(node, 'events', deep);
 
 /** The subplan whose result this scan reads: the j-th of the innermost distributed query around it that has one. */
 function sourceOf(scan: PlanNode, scopes: PlanNode[][]): PlanNode | undefined {
@@ -80,4 +86,22 @@ export function passesOffShards(plan: unknown): string[] {
   };
   for (const statement of plan as Array<{ Plan: PlanNode }>) visit(statement.Plan, false, 'plan', []);
   return found;
+}
+
+/**
+ * The distributed subplans of `plan` that read a static cohort's members apart from any events: their
+ * members then travel as an intermediate result to every task that reads events. None when the
+ * members are read beside the events, in the same task.
+ */
+export function membersShipped(plan: unknown): number {
+  let shipped = 0;
+  const visit = (node: PlanNode) => {
+    for (const subplan of node['Distributed Query']?.Subplans ?? [])
+      for (const statement of subplan.PlannedStmt)
+        if (readsShardOf(statement.Plan, 'cohort_people', true) && !readsEventsShard(statement.Plan, true))
+          shipped += 1;
+    childrenOf(node, true).forEach(visit);
+  };
+  for (const statement of plan as Array<{ Plan: PlanNode }>) visit(statement.Plan);
+  return shipped;
 }

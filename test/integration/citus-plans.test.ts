@@ -9,7 +9,7 @@ import { CompiledQuery } from 'kysely';
 import type { AnalyticsContext } from '../helpers/analytics-factories.ts';
 import { cases, recording, runCase, setupCases } from '../helpers/analytics-cases.ts';
 import { citusWorkers } from '../helpers/citus.ts';
-import { passesOffShards } from '../helpers/citus-plans.ts';
+import { membersShipped, passesOffShards } from '../helpers/citus-plans.ts';
 
 const onCitus = citusWorkers() !== null;
 
@@ -89,6 +89,11 @@ describe('where the per-person passes run', () => {
     assert.deepEqual(passesOffShards(membersOf(scan(events))), [
       'Aggregate by intermediate_result.person_id over read_intermediate_result (plan › task)',
     ]);
+    // The members as a subplan of their own are shipped to every task; read in the task beside the events, not.
+    const members = node('Index Only Scan', { 'Relation Name': 'cohort_people_102114' });
+    assert.equal(membersShipped(membersOf(scan(members))), 1);
+    assert.equal(membersShipped(membersOf(scan(node('Hash Join', { Plans: [events, members] })))), 0);
+    assert.equal(membersShipped([{ Plan: scan(node('Hash Join', { Plans: [events, members] })) }]), 0);
     // A grouping by something else (a day, a breakdown value) combined on the coordinator is fine.
     const combined = [{ Plan: node('Aggregate', { 'Group Key': ['remote_scan.day'], Plans: [scan(events)] }) }];
     assert.deepEqual(passesOffShards(combined), []);
@@ -126,6 +131,29 @@ describe('where the per-person passes run', () => {
         }
         assert.ok(explained >= Object.keys(cases(cohort)).length, `${explained} statements explained`);
         assert.deepEqual(found, []);
+      });
+
+      it("a view by a static cohort reads the members beside the events, on each event's shard", async () => {
+        // cohort_people is co-located with events (migration 0019); by project, the members were a
+        // subplan's intermediate result that every shard task read, made unique and hashed.
+        const db = a.ctx.deps.db;
+        const shipped: string[] = [];
+        const byCohort = Object.entries(cases(cohort)).filter(([name]) => name.endsWith('-cohort'));
+        assert.equal(byCohort.length, 4);
+        for (const [name, [view, params]] of byCohort) {
+          queries.length = 0;
+          const res = await runCase(a, view, params);
+          assert.equal(res.status, 200, `${name}: ${res.text}`);
+          const reading = queries.filter((query) => /\bcohort_people\b/.test(query.sql));
+          assert.ok(reading.length > 0, `${name} reads the members`);
+          for (const query of reading) {
+            const { rows } = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
+              CompiledQuery.raw(`explain (format json, verbose) ${query.sql}`, [...query.parameters]),
+            );
+            if (membersShipped(rows[0]['QUERY PLAN']) > 0) shipped.push(name);
+          }
+        }
+        assert.deepEqual(shipped, []);
       });
 
       it('the shard queries run without JIT: the workers take the role default of the database', async () => {
