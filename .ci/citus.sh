@@ -89,7 +89,8 @@ citus.max_adaptive_executor_pool_size = 4
 CONF
     fi
     if ! as_owner "$PG_BIN/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
-      as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null
+      as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null \
+        || { echo "${NODES[$i]} (port $port) did not start:" >&2; tail -20 "$dir/server.log" >&2; exit 1; }
     fi
     # The runner connects as itself, like on the PostgreSQL cluster.
     psql_node "$i" postgres "select 1 from pg_roles where rolname = '$runner'" | grep -q 1 \
