@@ -99,6 +99,22 @@ async function waitForPoints(kind: 'funnel' | 'other' = 'other') {
   await waitForLoaded(page);
 }
 
+/**
+ * Waits until the field of that name shows `value` (a chosen option is written into the field on
+ * the next render, not by the click itself), and fails with what it shows otherwise.
+ */
+async function waitForValue(label: string, role: string, value: string) {
+  const shown = () =>
+    page.$eval(aria(label, role), (field) => (field as unknown as { value: string }).value) as Promise<string>;
+  const deadline = Date.now() + 10_000;
+  let current = await shown();
+  while (current !== value && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    current = await shown();
+  }
+  assert.equal(current, value, `the ${label} field`);
+}
+
 /** Types into a field as a person does: what it held selected and typed over. */
 async function typeIn(label: string, value: string) {
   await fill(page, label, '');
@@ -158,10 +174,7 @@ describe('console: the insight controls', () => {
   it('offers the project event names in the "Event" combobox, typed to search, and says when a name was never seen', async () => {
     await typeIn('Event', 'sig');
     await page.locator(aria('signed up', 'option')).click();
-    assert.equal(
-      await page.$eval('#insight-event-0', (input) => (input as unknown as { value: string }).value),
-      'signed up',
-    );
+    await waitForValue('Event', 'combobox', 'signed up');
     await waitForRoute({ insight: 'TRENDS', events: [{ id: 'signed up', type: 'events', order: 0 }] });
     await waitForPoints();
     assert.doesNotMatch(await mainText(page), /Never seen/);
@@ -196,10 +209,7 @@ describe('console: the insight controls', () => {
     await page.reload();
     await page.waitForSelector(aria('Insight', 'combobox'));
     await waitForPoints();
-    assert.equal(
-      await page.$eval('#insight-event-0', (input) => (input as unknown as { value: string }).value),
-      '$pageview',
-    );
+    await waitForValue('Event', 'combobox', '$pageview');
     assert.equal(
       await page.$eval('#insight-interval', (select) => (select as unknown as { value: string }).value),
       'week',

@@ -74,7 +74,8 @@ test(`0018 keys stored events by person${onCitus ? ', redistributing a cluster p
       select id, uuid, page from events where team_id = ${teamId} order by id`.execute(db);
 
     const migrated = await migrateDatabase(db);
-    assert.deepEqual(migrated.applied, ['0018_events_person_key']);
+    // Later migrations run after it (they are tested on their own).
+    assert.equal(migrated.applied[0], '0018_events_person_key');
     assert.deepEqual(migrated.distributed, [], 'events were placed by the migration itself');
 
     const after = await sql<{
