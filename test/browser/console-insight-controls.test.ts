@@ -15,6 +15,7 @@ import {
   fill,
   mainText,
   openConsole,
+  pickOption,
   screenshot,
   signIn,
   startConsoleHarness,
@@ -173,7 +174,7 @@ after(async () => {
 describe('console: the insight controls', () => {
   it('offers the project event names in the "Event" combobox, typed to search, and says when a name was never seen', async () => {
     await typeIn('Event', 'sig');
-    await page.locator(aria('signed up', 'option')).click();
+    await pickOption(page, 'sig', 'signed up');
     await waitForValue('Event', 'combobox', 'signed up');
     await waitForRoute({ insight: 'TRENDS', events: [{ id: 'signed up', type: 'events', order: 0 }] });
     await waitForPoints();
@@ -268,7 +269,7 @@ describe('console: the insight controls', () => {
     await openRoute(`${insightsUrl}?insight=TRENDS`);
     const from = watched.requests.length;
     await typeIn('Breakdown', '$brow');
-    await page.locator(aria('$browser', 'option')).click();
+    await pickOption(page, '$brow', '$browser');
     const route = await waitForRoute({ breakdown: '$browser', breakdown_type: 'event' });
     assert.equal(route.insight, 'TRENDS');
     await waitForInsight(from, 'trend', { breakdown: '$browser', breakdown_type: 'event' });
@@ -286,10 +287,10 @@ describe('console: the insight controls', () => {
     await click(page, 'Add filter');
     await choose(page, 'Filter 1 type', 'Event property');
     await typeIn('Filter 1 key', '$bro');
-    await page.locator(aria('$browser', 'option')).click();
+    await pickOption(page, '$bro', '$browser');
     await typeIn('Filter 1 value', '');
     await page.locator(aria('Safari', 'option')).wait();
-    await page.locator(aria('Chrome', 'option')).click();
+    await pickOption(page, '', 'Chrome');
     const properties = {
       type: 'AND',
       values: [{ type: 'AND', values: [{ key: '$browser', operator: 'exact', value: 'Chrome', type: 'event' }] }],

@@ -102,6 +102,22 @@ export async function choose(page: Page, label: string, option: string) {
   await select.dispose();
 }
 
+/**
+ * Chooses the option named `option` of the open list once the list answers `typed` (every option
+ * shown holds it, as a search by that text answers): a list still showing an earlier answer is
+ * replaced when the new one arrives, and the option moves from under the pointer mid-click.
+ */
+export async function pickOption(page: Page, typed: string, option: string) {
+  const needle = JSON.stringify(typed.trim().toLowerCase());
+  const wanted = JSON.stringify(option);
+  await page.waitForFunction(`(() => {
+    const names = Array.from(document.querySelectorAll('[role="listbox"]:not([hidden]) [role="option"]'),
+      (item) => item.getAttribute('aria-label') ?? '');
+    return names.includes(${wanted}) && names.every((name) => name.toLowerCase().includes(${needle}));
+  })()`);
+  await page.locator(aria(option, 'option')).click();
+}
+
 export async function click(page: Page, name: string, role = 'button') {
   await page.locator(aria(name, role)).click();
 }
