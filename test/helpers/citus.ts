@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import PgModule from 'pg';
 import { parse } from 'pg-connection-string';
+import { type Placement, PLACEMENTS } from '../../src/db/citus.ts';
 
 export interface CitusNode {
   host: string;
@@ -159,4 +160,20 @@ export function allowFanOut(client: pg.PoolClient): void {
     }
   };
   Object.assign(client, { query: checked });
+}
+
+/**
+ * The placements of a deployment placed before `migration` ran (a test of a migration that moves a
+ * table between placements): each migration since undone, the latest first.
+ */
+export function placementsBefore(migration: '0018_events_person_key' | '0019_cohort_people_by_person'): Placement[] {
+  const undone: Record<string, Partial<Placement>> = {
+    cohort_people: { column: 'team_id', colocateWith: 'persons' },
+    ...(migration === '0018_events_person_key' ? { events: { column: 'distinct_id' } } : {}),
+  };
+  return PLACEMENTS.map((placement) =>
+    placement.kind === 'distributed' && undone[placement.table]
+      ? ({ ...placement, ...undone[placement.table] } as Placement)
+      : placement,
+  );
 }

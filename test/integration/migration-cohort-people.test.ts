@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
-import { distributeSchema, PLACEMENTS } from '../../src/db/citus.ts';
+import { distributeSchema } from '../../src/db/citus.ts';
 import type { Db } from '../../src/db/handle.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
-import { citusWorkers } from '../helpers/citus.ts';
+import { citusWorkers, placementsBefore } from '../helpers/citus.ts';
 import { createEmptyTestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
 
@@ -23,11 +23,7 @@ test(`0019 keeps static cohorts' members${onCitus ? ', moving them beside their 
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     assert.equal((await migrator.migrateTo('0018_events_person_key')).error, undefined);
     if (onCitus) {
-      const before = PLACEMENTS.map((placement) =>
-        placement.table === 'cohort_people' && placement.kind === 'distributed'
-          ? { ...placement, column: 'team_id', colocateWith: 'persons' }
-          : placement,
-      );
+      const before = placementsBefore('0019_cohort_people_by_person');
       assert.ok((await distributeSchema(db, before)).includes('cohort_people'));
     }
     const tenant = await makeTenant(db);

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
-import { distributeSchema, PLACEMENTS } from '../../src/db/citus.ts';
+import { distributeSchema } from '../../src/db/citus.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { personlessKeySql } from '../../src/db/person-key.ts';
-import { citusWorkers } from '../helpers/citus.ts';
+import { citusWorkers, placementsBefore } from '../helpers/citus.ts';
 import { createEmptyTestDatabase } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
 
@@ -24,11 +24,7 @@ test(`0018 keys stored events by person${onCitus ? ', redistributing a cluster p
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     assert.equal((await migrator.migrateTo('0017_definitions')).error, undefined);
     if (onCitus) {
-      const before = PLACEMENTS.map((placement) =>
-        placement.table === 'events' && placement.kind === 'distributed'
-          ? { ...placement, column: 'distinct_id' }
-          : placement,
-      );
+      const before = placementsBefore('0018_events_person_key');
       assert.ok((await distributeSchema(db, before)).includes('events'));
     }
     const tenant = await makeTenant(db);
