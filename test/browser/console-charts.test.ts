@@ -11,9 +11,8 @@ import {
   aria,
   capture,
   click,
-  openConsole,
+  openInsights,
   screenshot,
-  signIn,
   startConsoleHarness,
   text,
   type ConsoleHarness,
@@ -171,11 +170,8 @@ before(async () => {
     });
     assert.equal(gone.statusCode, 204, gone.body);
   }
-  watched = await openConsole(harness);
+  watched = await openInsights(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
-  await click(page, 'Insights', 'link');
-  await page.waitForSelector(aria('Insight', 'combobox'));
 });
 
 after(async () => {

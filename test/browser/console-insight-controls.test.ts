@@ -14,10 +14,9 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
+  openInsights,
   pickOption,
   screenshot,
-  signIn,
   startConsoleHarness,
   waitForLoaded,
   waitForText,
@@ -159,12 +158,9 @@ before(async () => {
     { event: 'signed up', distinct_id: 'ada', timestamp: at(1, 12), properties: { plan: 'pro' } },
     { event: 'signed up', distinct_id: 'cy', timestamp: at(1, 13), properties: { plan: 'free' } },
   ]);
-  watched = await openConsole(harness);
-  page = watched.page;
-  await signIn(page, harness.tenant.key);
   insightsUrl = `#/p/${harness.tenant.project.id}/insights`;
-  await click(page, 'Insights', 'link');
-  await page.waitForSelector(aria('Event', 'combobox'));
+  watched = await openInsights(harness, 'Event');
+  page = watched.page;
 });
 
 after(async () => {

@@ -8,9 +8,8 @@ import {
   aria,
   capture,
   click,
-  openConsole,
+  openInsights,
   screenshot,
-  signIn,
   startConsoleHarness,
   text,
   type ConsoleHarness,
@@ -79,11 +78,8 @@ before(async () => {
     pageview('carol', 10),
     { event: 'signed up', distinct_id: 'ada', timestamp: '2024-01-09T12:00:00Z', properties: {} },
   ]);
-  watched = await openConsole(harness);
+  watched = await openInsights(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
-  await click(page, 'Insights', 'link');
-  await page.waitForSelector(aria('Insight', 'combobox'));
 });
 
 after(async () => {

@@ -148,6 +148,15 @@ export async function signIn(page: Page, key: string) {
   await page.waitForSelector(aria('Sections', 'navigation'));
 }
 
+/** A signed-in console on its Insights screen, once the screen shows `ready` (a field's name). */
+export async function openInsights(harness: ConsoleHarness, ready = 'Insight'): Promise<WatchedPage> {
+  const watched = await openConsole(harness);
+  await signIn(watched.page, harness.tenant.key);
+  await click(watched.page, 'Insights', 'link');
+  await watched.page.waitForSelector(aria(ready, 'combobox'));
+  return watched;
+}
+
 /**
  * Screenshots of the main screens. With UPDATE_SCREENSHOTS=1 they replace docs/console/*.png (what
  * docs/console.md shows); otherwise they go to a temporary folder, so a test run leaves the tree clean.

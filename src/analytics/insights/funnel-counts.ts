@@ -121,23 +121,23 @@ export async function stepNumbers(
 }
 
 /**
- * The step numbers of the rows `f` meeting each of `within` (conditions that may overlap, as a
+ * The step numbers of the rows `f` meeting each of the `count` conditions `within` (which may overlap, as a
  * cohort's members and everyone do; null: every row), counted in one pass over the funnel's persons: a group per
  * condition would run the whole funnel once for each.
  */
 export async function stepNumbersWithin(
   context: ViewContext,
   spec: FunnelSpec,
+  count: number,
   shape: (
     persons: RawBuilder<unknown>,
     scan: FunnelScan,
   ) => { from: RawBuilder<unknown>; within: (RawBuilder<unknown> | null)[] },
 ): Promise<StepNumbers[]> {
-  let count = 0;
   const rows = await acrossSlices(context, async (slice) => {
     const scan = { slice };
     const { from, within } = shape(funnelReachSql(context, spec, scan), scan);
-    count = within.length;
+    if (within.length !== count) throw new Error(`${within.length} conditions for ${count} groups`);
     const columns = within.map((condition, i) => columnsOf(spec, condition, `_${i}`));
     return (await sql<Record<string, unknown>>`select ${sql.join(columns)} from ${from}`.execute(context.db)).rows;
   });

@@ -108,7 +108,7 @@ async function stepsInsight(
   if (Array.isArray(groups)) {
     // Cohorts and everyone in one pass over the funnel's persons: each cohort's entrants are a
     // left join (their first-touch rows), and each group's counts a filter of the same rows.
-    const numbers = await stepNumbersWithin(context, spec, (persons, scan) => {
+    const numbers = await stepNumbersWithin(context, spec, groups.length, (persons, scan) => {
       const joins: RawBuilder<unknown>[] = [];
       const within = groups.map((group, i) => {
         if (group.id === 'all') return null;
