@@ -4,6 +4,7 @@
 // Bodies and bound values are built before the clock starts: the client's work is not counted.
 import crypto from 'node:crypto';
 import pg from 'pg';
+import { PERSONLESS_KEY_MASK } from '../src/db/person-key.ts';
 import { CAPTURE_EXISTING } from './http-dataset.ts';
 import { abba } from './http-load.ts';
 
@@ -86,10 +87,14 @@ export function sendToHerd(url: string, token: string, batches: BenchEvent[][], 
 }
 
 const COLUMNS = 8;
+/** Each row's values, and its personless event's key from its distinct id (the 4th value; src/db/person-key.ts). */
 const insertText = (rows: number) =>
-  `insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp) values ${Array.from(
+  `insert into events (team_id, uuid, event, distinct_id, person_id, properties, person_properties, timestamp, person_key) values ${Array.from(
     { length: rows },
-    (_, row) => `(${Array.from({ length: COLUMNS }, (_, column) => `$${row * COLUMNS + column + 1}`).join(', ')})`,
+    (_, row) => {
+      const values = Array.from({ length: COLUMNS }, (_, column) => `$${row * COLUMNS + column + 1}`);
+      return `(${values.join(', ')}, (-1 - (hashtextextended(${values[3]}::text, 0) & ${PERSONLESS_KEY_MASK})))`;
+    },
   ).join(', ')}`;
 
 function insertRaw(pool: pg.Pool, teamId: number, batches: BenchEvent[][], senders: number): Promise<number> {

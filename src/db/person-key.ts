@@ -12,8 +12,11 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
  * a key past 2^53 would be rounded and select other rows, so the key stays within [-2^52, -1].
  */
 export function personlessKeySql(distinctId: Expression<string> | RawBuilder<string>): RawBuilder<number> {
-  return sql<number>`(-1 - (hashtextextended(${distinctId}, 0) & 4503599627370495))`;
+  return sql<number>`(-1 - (hashtextextended(${distinctId}, 0) & ${sql.raw(PERSONLESS_KEY_MASK)}))`;
 }
+
+/** The low 52 bits, as SQL text: what personlessKeySql keeps of the hash. */
+export const PERSONLESS_KEY_MASK = '4503599627370495';
 
 /** The key of an event of `personId` (null: personless) and `distinctId`. */
 export function personKeySql(
