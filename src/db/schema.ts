@@ -105,6 +105,9 @@ export interface PersonsTable {
   is_identified: Generated<boolean>;
   version: Generated<number>;
   created_at: Timestamp;
+  /** `properties ->> 'email'` and `->> 'name'`, kept by PostgreSQL for the search indexes (migration 0020). */
+  email: GeneratedAlways<string | null>;
+  name: GeneratedAlways<string | null>;
 }
 
 export interface PersonDistinctIdsTable {

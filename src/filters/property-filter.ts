@@ -175,6 +175,11 @@ export interface CompileContext {
   eventProperties?: Expression<unknown>;
   /** The person id expression, for cohort filters. */
   personId: Expression<unknown>;
+  /**
+   * Person properties that have a column of their own holding `properties ->> key` (the persons
+   * table's email and name, which its search indexes read): a filter on one tests the column.
+   */
+  columns?: ReadonlyMap<string, Expression<string | null>>;
 }
 
 const TRUE = sql<SqlBool>`true`;
@@ -188,7 +193,8 @@ function compileLeaf(filter: PropertyFilter, ctx: CompileContext, depth: number)
   const source = filter.type === 'event' ? ctx.eventProperties : ctx.properties;
   if (!source) throw invalidFilter('Event property filters are not supported here.');
   const json = sql`(${source} -> ${filter.key}::text)`;
-  const text = sql<string>`(${source} ->> ${filter.key}::text)`;
+  const column = filter.type === 'event' ? undefined : ctx.columns?.get(filter.key);
+  const text = column ? sql<string>`(${column})` : sql<string>`(${source} ->> ${filter.key}::text)`;
   const value = filter.value;
   switch (filter.operator ?? 'exact') {
     case 'exact':
@@ -269,12 +275,18 @@ export function compilePropertyFilter(node: FilterNode, ctx: CompileContext): Ex
 
 /**
  * The same, for a WHERE clause only (where null already counts as false): no outer coalesce, so
- * the planner can match expression indexes (e.g. the trigram index on `properties ->> 'email'`).
+ * the planner can use the indexes of the columns in `ctx.columns` (e.g. the trigram index on `email`).
  * Do not negate it or select it as a value; use compilePropertyFilter for that.
  */
 export function compilePropertyFilterForWhere(node: FilterNode, ctx: CompileContext): Expression<SqlBool> {
   return compileNode(node, ctx, 1);
 }
+
+/** The persons table's own columns of person properties, on `p`. */
+const PERSONS_COLUMNS = new Map([
+  ['email', sql.ref<string | null>('p.email')],
+  ['name', sql.ref<string | null>('p.name')],
+]);
 
 /** The WHERE condition that a row `p` of `persons` matches the filter. */
 export function personsWhereSql(node: FilterNode, teamId: number): Expression<SqlBool> {
@@ -282,5 +294,6 @@ export function personsWhereSql(node: FilterNode, teamId: number): Expression<Sq
     teamId,
     properties: sql.ref('p.properties'),
     personId: sql.ref('p.id'),
+    columns: PERSONS_COLUMNS,
   });
 }

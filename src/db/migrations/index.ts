@@ -14,6 +14,7 @@ import * as eventsList from './0016_events_list.ts';
 import * as definitions from './0017_definitions.ts';
 import * as eventsPersonKey from './0018_events_person_key.ts';
 import * as cohortPeopleByPerson from './0019_cohort_people_by_person.ts';
+import * as personsHotUpdates from './0020_persons_hot_updates.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0017_definitions': definitions,
   '0018_events_person_key': eventsPersonKey,
   '0019_cohort_people_by_person': cohortPeopleByPerson,
+  '0020_persons_hot_updates': personsHotUpdates,
 };

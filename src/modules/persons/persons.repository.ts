@@ -89,7 +89,7 @@ function conditionsOf(teamId: number, filters: PersonFilters): Expression<SqlBoo
   if (filters.email !== undefined) {
     // The prefix comparison is what the persons_email index holds; the full one decides.
     conditions.push(
-      sql<SqlBool>`left(p.properties ->> 'email', 200) = left(${filters.email}::text, 200) and (p.properties ->> 'email') = ${filters.email}::text`,
+      sql<SqlBool>`left(p.email, 200) = left(${filters.email}::text, 200) and p.email = ${filters.email}::text`,
     );
   }
   if (filters.search !== undefined) conditions.push(searchCondition(teamId, filters.search));
@@ -106,8 +106,8 @@ function searchCondition(teamId: number, term: string): Expression<SqlBool> {
     ? sql`union all select s.id from persons s where s.team_id = ${teamId}::integer and s.uuid = ${term.toLowerCase()}::uuid`
     : sql``;
   return sql<SqlBool>`p.id in (
-    select s.id from persons s where s.team_id = ${teamId}::integer and (s.properties ->> 'email') ilike ${pattern}::text
-    union all select s.id from persons s where s.team_id = ${teamId}::integer and (s.properties ->> 'name') ilike ${pattern}::text
+    select s.id from persons s where s.team_id = ${teamId}::integer and s.email ilike ${pattern}::text
+    union all select s.id from persons s where s.team_id = ${teamId}::integer and s.name ilike ${pattern}::text
     union all select d.person_id from person_distinct_ids d where d.team_id = ${teamId}::integer and d.distinct_id = ${term}::text
     ${byUuid})`;
 }
