@@ -7,9 +7,8 @@ import {
   aria,
   capture,
   click,
-  openConsole,
+  openSignedIn,
   screenshot,
-  signIn,
   startConsoleHarness,
   text,
   waitForLoaded,
@@ -58,9 +57,8 @@ before(async () => {
     properties: { note: HOSTILE_VALUE, plan: 'pro' },
   });
   await capture(harness, batch);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
 });
 
 after(async () => {

@@ -10,8 +10,7 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
-  signIn,
+  openSignedIn,
   startConsoleHarness,
   text,
   waitForText,
@@ -51,9 +50,8 @@ before(async () => {
       properties: { $set: { name: NAME, bio: BIO, [KEY]: LINK, homepage: LINK } },
     },
   ]);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
 });
 
 after(async () => {

@@ -343,10 +343,14 @@ describe('console: the insight controls', () => {
     );
 
     // Another insight on screen, then the saved one opened: the funnel again, in the route too.
+    // Each insight drawn before the next act: a result that arrives late moves the saved insights
+    // below it, and a click aimed before the move lands elsewhere.
     await choose(page, 'Insight', 'Stickiness');
     await waitForRoute({ insight: 'STICKINESS' });
+    await waitForPoints();
     await click(page, 'Open Sign-up funnel');
     await waitForRoute({ insight: 'FUNNELS' });
+    await waitForPoints('funnel');
     assert.equal(
       await page.$eval('#insight-event-1', (input) => (input as unknown as { value: string }).value),
       'signed up',

@@ -10,9 +10,8 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
+  openSignedIn,
   screenshot,
-  signIn,
   startConsoleHarness,
   waitForLoaded,
   waitForText,
@@ -125,9 +124,8 @@ before(async () => {
     { event: 'signed up', distinct_id: 'priya', properties: { $set: { email: 'priya@example.com', plan: 'free' } } },
     { event: 'signed up', distinct_id: 'quinn', properties: { $set: { email: 'quinn@example.com', plan: 'free' } } },
   ]);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
 });
 
 after(async () => {

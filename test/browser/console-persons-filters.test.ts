@@ -10,9 +10,8 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
+  openSignedIn,
   screenshot,
-  signIn,
   startConsoleHarness,
   waitForLoaded,
   waitForText,
@@ -53,9 +52,8 @@ before(async () => {
     // Captured text is hostile: a value that is markup is offered as the text it is.
     person('eve', { email: 'eve@example.com', plan: HOSTILE }),
   ]);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
   await page.waitForSelector(aria('Search persons'));
   await waitForText(page, '5 persons');
 });

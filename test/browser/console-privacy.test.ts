@@ -11,8 +11,7 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
-  signIn,
+  openSignedIn,
   startConsoleHarness,
   waitForLoaded,
   waitForText,
@@ -47,9 +46,8 @@ before(async () => {
     // Another person's event must not be in Grace's export.
     { event: 'clicked', distinct_id: 'henry', timestamp: '2024-03-02T10:00:00Z', properties: {} },
   ]);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
 });
 
 after(async () => {

@@ -10,9 +10,8 @@ import {
   click,
   fill,
   mainText,
-  openConsole,
+  openSignedIn,
   screenshot,
-  signIn,
   startConsoleHarness,
   waitForText,
   type ConsoleHarness,
@@ -55,9 +54,8 @@ before(async () => {
   ];
   for (let n = 0; n < 104; n++) batch.push({ event: '$pageview', distinct_id: `visitor-${n % 4}` });
   await capture(harness, batch);
-  watched = await openConsole(harness);
+  watched = await openSignedIn(harness);
   page = watched.page;
-  await signIn(page, harness.tenant.key);
 });
 
 after(async () => {

@@ -148,10 +148,16 @@ export async function signIn(page: Page, key: string) {
   await page.waitForSelector(aria('Sections', 'navigation'));
 }
 
-/** A signed-in console on its Insights screen, once the screen shows `ready` (a field's name). */
-export async function openInsights(harness: ConsoleHarness, ready = 'Insight'): Promise<WatchedPage> {
+/** The console signed in with the harness tenant's key. */
+export async function openSignedIn(harness: ConsoleHarness): Promise<WatchedPage> {
   const watched = await openConsole(harness);
   await signIn(watched.page, harness.tenant.key);
+  return watched;
+}
+
+/** A signed-in console on its Insights screen, once the screen shows `ready` (a field's name). */
+export async function openInsights(harness: ConsoleHarness, ready = 'Insight'): Promise<WatchedPage> {
+  const watched = await openSignedIn(harness);
   await click(watched.page, 'Insights', 'link');
   await watched.page.waitForSelector(aria(ready, 'combobox'));
   return watched;
