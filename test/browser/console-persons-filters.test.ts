@@ -126,8 +126,12 @@ describe('console: persons filters from the definitions, in the route', () => {
     await page.evaluate((hash: string) => {
       (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
     }, `#/p/${harness.tenant.project.id}/persons?search=bob`);
+    // The list of the link before it still reads "1 person": wait for the new one's row.
+    await waitForText(page, 'bob@example.com');
     await waitForText(page, '1 person');
-    assert.match(await listed(), /bob@example\.com/);
+    const pasted = await listed();
+    assert.match(pasted, /bob@example\.com/);
+    assert.doesNotMatch(pasted, /dee@example\.com/);
   });
 
   it('comes back from a person to the same list', async () => {
