@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { runPrepared } from '../db/prepared.ts';
 import { RetryableConflict } from './load-batch.step.ts';
 import { moveEventsOfPerson } from './move-events.ts';
 import { survivorOf, type NewDistinctId, type PersonBatch, type PersonState } from './person-batch.ts';
@@ -31,14 +32,19 @@ export async function insertPersonsAndIds(
   entries: NewDistinctId[],
   moreCtes: RawBuilder<unknown> = sql``,
 ): Promise<Attached> {
-  const { rows } = await sql<{
-    persons: Array<{ id: number; uuid: string }> | null;
-    attached: number;
-    placeholders: string[];
-  }>`
-    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})${moreCtes}
-    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.execute(
+  // A named statement (prepared.ts): its text depends only on which parts the batch has, and its
+  // parse and plan were a tenth of the database's time for an ordinary batch.
+  const rows = await runPrepared(
     db,
+    sql<{
+      persons: Array<{ id: number; uuid: string }> | null;
+      attached: number;
+      placeholders: string[];
+    }>`
+    with new_persons as (${insertPersonsSql(teamId, persons)}), new_ids as (${insertDistinctIdsSql(teamId, entries)})${moreCtes}
+    select (select json_agg(json_build_object('id', id, 'uuid', uuid)) from new_persons) as persons, ${attachedColumnsSql}`.compile(
+      db,
+    ),
   );
   const byUuid = new Map(persons.map((person) => [person.uuid, person]));
   for (const row of rows[0].persons ?? []) {

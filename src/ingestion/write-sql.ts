@@ -15,10 +15,12 @@ export function chunksOf<T>(items: T[], size = ROWS_PER_STATEMENT): T[][] {
 }
 
 /**
- * Rows travel as one JSON parameter expanded by json_to_recordset, not as bound parameters per
+ * Rows travel as one JSON parameter expanded by jsonb_to_recordset, not as bound parameters per
  * column and row: PostgreSQL then parses and plans a statement of a few parameters, not hundreds.
+ * As `jsonb`, not `json`: the text is parsed once, where json_to_recordset parses it and then
+ * parses each `jsonb` column's text again (a batch of 100 events: 0.8 ms against 1.7, BENCHMARKS.md).
  */
-export const rowsOf = (rows: object[]) => sql`json_to_recordset(${JSON.stringify(rows)}::json)`;
+export const rowsOf = (rows: object[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`;
 
 /** `insert into persons … returning id, uuid` (a uuid already taken is skipped); no rows when empty. */
 export function insertPersonsSql(teamId: number, persons: PersonState[]): RawBuilder<unknown> {
