@@ -25,14 +25,6 @@ export async function runPrepared<R>(
   return (await db.executeQuery(prepared(query))).rows;
 }
 
-/** Runs a compiled query as an ordinary (unnamed) statement: parsed and planned for its own values. */
-export async function runUnnamed<R>(
-  db: { executeQuery<O>(query: CompiledQuery<O>): Promise<QueryResult<O>> },
-  query: CompiledQuery<R>,
-): Promise<R[]> {
-  return (await db.executeQuery(query)).rows;
-}
-
 /** The pool's client: a marked text runs under its name (how `pg` prepares a statement once per connection). */
 export class PreparingClient extends pg.Client {}
 

@@ -3,7 +3,7 @@
 // ids point to with those distinct-id rows, so concurrent batches neither deadlock nor lose updates.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { runPrepared, runUnnamed } from '../db/prepared.ts';
+import { runPrepared } from '../db/prepared.ts';
 import type { LoadedPerson } from './person-batch.ts';
 import { holdPersonlessIdsSql, linkedSinceSnapshotSql } from './personless-ids.ts';
 import { rowsOf } from './write-sql.ts';
@@ -67,12 +67,7 @@ export async function loadBatch(
   distinctIds: string[],
   personlessIds: string[] = [],
 ): Promise<LoadedBatch> {
-  // A named statement (prepared.ts), as the write is, unless it looks up stored events: their
-  // lookup's plan is left to each run's own values (storedEventsSql), not to a cached generic plan.
-  const run = given.length === 0 ? runPrepared : runUnnamed;
-  const rows = await run(
-    db,
-    sql<Row>`
+  const load = sql<Row>`
     with locked as (
       select d.distinct_id, p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version
       from persons p
@@ -84,8 +79,10 @@ export async function loadBatch(
     select s.stored, ${linkedSinceSnapshotSql} as linked,
       x.distinct_id, x.id, x.uuid, x.properties, x.is_identified, x.created_at, x.version
     from (${storedEventsSql(teamId, given)}) s
-    left join lateral (select * from locked) x on true`.compile(db),
-  );
+    left join lateral (select * from locked) x on true`.compile(db);
+  // A named statement (prepared.ts), as the write is, unless it looks up stored events: their
+  // lookup's plan is left to each run's own values (storedEventsSql), not to a cached generic plan.
+  const rows = given.length === 0 ? await runPrepared(db, load) : (await db.executeQuery(load)).rows;
   // An id of a personless event got a person after our snapshot: start over and see it.
   if ((rows[0]?.linked ?? 0) > 0)
     throw new RetryableConflict('a distinct id of personless events got a person concurrently');

@@ -12,6 +12,15 @@ import { findPerson, listPersons } from '../../src/modules/persons/persons.repos
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { makePerson, makeTenant, type TestPerson } from '../helpers/factories.ts';
 
+/** The texts herd prepared under its names on the one connection of `single`. */
+async function namedStatements(single: DatabaseHandle): Promise<Array<{ name: string; statement: string }>> {
+  const statements = await sql<{
+    name: string;
+    statement: string;
+  }>`select name, statement from pg_prepared_statements`.execute(single.db);
+  return statements.rows.filter((row) => row.name.startsWith('herd_'));
+}
+
 describe('prepared point reads', () => {
   let database: TestDatabase;
   let single: DatabaseHandle | null = null;
@@ -42,11 +51,7 @@ describe('prepared point reads', () => {
       assert.equal(await findPerson(db, teamId, { id: person.id + 1000 }), undefined);
     }
     if (!single) return;
-    const statements = await sql<{
-      name: string;
-      statement: string;
-    }>`select name, statement from pg_prepared_statements`.execute(single.db);
-    const named = statements.rows.filter((row) => row.name.startsWith('herd_'));
+    const named = await namedStatements(single);
     assert.equal(
       named.filter((row) => row.statement.includes('from persons p where p.team_id')).length,
       2,
@@ -75,11 +80,7 @@ describe('prepared point reads', () => {
     assert.equal(found?.properties.plan, 'plan-2');
     assert.equal((await listPersons(db, teamId, { distinctId: 'new-2' }, { limit: 1, offset: 0 })).length, 1);
     if (!single) return;
-    const statements = await sql<{
-      name: string;
-      statement: string;
-    }>`select name, statement from pg_prepared_statements`.execute(single.db);
-    const named = statements.rows.filter((row) => row.name.startsWith('herd_'));
+    const named = await namedStatements(single);
     assert.equal(named.filter((row) => row.statement.includes('for update of p, d')).length, 1, 'the lock, once');
     assert.equal(named.filter((row) => row.statement.includes('insert into events')).length, 1, 'the write, once');
     assert.equal(
